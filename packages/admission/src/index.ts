@@ -1,0 +1,2 @@
+export * from './interfaces.js';
+export * from './namespace-lifecycle.js';

@@ -1,0 +1,86 @@
+/**
+ * Field errors as kube's `k8s.io/apimachinery/pkg/util/validation/field` reports them. Their
+ * `type` is the StatusCause reason; `message()` is the text kube puts in the cause and in the
+ * aggregated Invalid message.
+ */
+
+export type FieldErrorType =
+  | 'FieldValueNotFound'
+  | 'FieldValueRequired'
+  | 'FieldValueDuplicate'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'InternalError';
+
+export interface FieldError {
+  type: FieldErrorType;
+  field: string;
+  /** The offending value; omitted for Required/Forbidden/TooMany as kube does. */
+  value?: unknown;
+  hasValue: boolean;
+  detail: string;
+}
+
+const TYPE_TEXT: Record<FieldErrorType, string> = {
+  FieldValueNotFound: 'Not found',
+  FieldValueRequired: 'Required value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  InternalError: 'Internal error',
+};
+
+/** Formats a value the way Go's `%#v`-ish output in field errors reads for JSON data. */
+function formatValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+/** The error text without the field path ("Invalid value: \"x\": detail"). */
+export function fieldErrorBody(e: FieldError): string {
+  let s = TYPE_TEXT[e.type];
+  if (e.hasValue) s += `: ${formatValue(e.value)}`;
+  if (e.detail) s += `: ${e.detail}`;
+  return s;
+}
+
+export function fieldErrorString(e: FieldError): string {
+  return e.field ? `${e.field}: ${fieldErrorBody(e)}` : fieldErrorBody(e);
+}
+
+export const fieldErr = {
+  required: (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, hasValue: false, detail }),
+  invalid: (field: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, value, hasValue: true, detail }),
+  notSupported: (field: string, value: unknown, supported: string[]): FieldError => ({
+    type: 'FieldValueNotSupported',
+    field,
+    value,
+    hasValue: true,
+    detail: supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '',
+  }),
+  forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, hasValue: false, detail }),
+  duplicate: (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, value, hasValue: true, detail: '' }),
+  tooLong: (field: string, value: unknown, max: number): FieldError => ({
+    type: 'FieldValueTooLong',
+    field,
+    value,
+    hasValue: false,
+    detail: `must have at most ${max} bytes`,
+  }),
+  tooMany: (field: string, actual: number, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field,
+    hasValue: false,
+    detail: `must have at most ${max} items`,
+    value: actual,
+  }),
+  notFound: (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, value, hasValue: true, detail: '' }),
+};

@@ -1,0 +1,43 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Catalog } from '../catalog.js';
+import { metaDefinitions } from '../meta-schema.js';
+import { DecodeError, type Schema, conform } from '../schema.js';
+import { builtinResources, resourceDefinitions } from './index.js';
+
+const defs = new Map<string, Schema>(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
+
+function refs(schema: Schema, out: Set<string>): void {
+  if (schema.$ref) out.add(schema.$ref);
+  for (const p of Object.values(schema.properties ?? {})) refs(p, out);
+  if (schema.items) refs(schema.items, out);
+  if (schema.additionalProperties) refs(schema.additionalProperties, out);
+}
+
+describe('builtinResources', () => {
+  it('lists the resources in order and builds a catalog', () => {
+    const all = builtinResources();
+    assert.deepEqual(all.map((d) => d.plural), ['namespaces', 'serviceaccounts', 'secrets', 'clusterroles', 'clusterrolebindings', 'roles', 'rolebindings']);
+    const cat = new Catalog(all);
+    assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding')?.plural, 'rolebindings');
+  });
+
+  it('references only known definitions', () => {
+    const used = new Set<string>();
+    for (const d of builtinResources()) refs(d.schema, used);
+    for (const d of defs.values()) refs(d, used);
+    for (const r of used) assert.ok(defs.has(r), `missing definition ${r}`);
+  });
+
+  it('decodes bodies through the schemas', () => {
+    const crb = builtinResources().find((d) => d.kind === 'ClusterRoleBinding')!;
+    const out = conform({ roleRef: { kind: 'ClusterRole', name: 'v', junk: 1 }, subjects: [{ kind: 'User', name: 'a', namespace: 'n' }] }, crb.schema, defs, 'ClusterRoleBinding');
+    assert.deepEqual(out, { roleRef: { kind: 'ClusterRole', name: 'v' }, subjects: [{ kind: 'User', name: 'a', namespace: 'n' }] });
+    assert.throws(
+      () => conform({ subjects: 'x' }, crb.schema, defs, 'ClusterRoleBinding'),
+      (e: unknown) => e instanceof DecodeError && e.message === 'json: cannot unmarshal string into Go struct field ClusterRoleBinding.subjects of type []v1.Subject',
+    );
+    const secret = builtinResources().find((d) => d.kind === 'Secret')!;
+    assert.throws(() => conform({ data: { a: '!!' } }, secret.schema, defs, 'Secret'), DecodeError);
+  });
+});

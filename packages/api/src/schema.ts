@@ -1,0 +1,171 @@
+/**
+ * A small OpenAPI v3 schema model for the catalog, and the decoder that makes a JSON body look
+ * like what kube's typed Go decoding makes of it: unknown fields are dropped, `null` becomes unset,
+ * and a value of the wrong JSON type is a decode error (400 in the handlers).
+ */
+import { isPlainObject } from './types.js';
+
+export interface Schema {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  format?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  /** A map's value schema (`map[string]T`). */
+  additionalProperties?: Schema;
+  items?: Schema;
+  required?: string[];
+  enum?: string[];
+  /** Name of a shared definition (resolved via the definitions table). */
+  $ref?: string;
+  /** Accept anything and keep it (e.g. `fieldsV1`, `RawExtension`). */
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-patch-strategy'?: string;
+  'x-kubernetes-patch-merge-key'?: string;
+  /** Go type name, used only in decode error messages. */
+  'x-go-type'?: string;
+}
+
+export const s = {
+  str: (description?: string, extra: Partial<Schema> = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...extra }),
+  int: (description?: string, format: 'int32' | 'int64' = 'int32'): Schema => ({ type: 'integer', format, ...(description ? { description } : {}) }),
+  bool: (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) }),
+  bytes: (description?: string): Schema => ({ type: 'string', format: 'byte', ...(description ? { description } : {}) }),
+  time: (description?: string): Schema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) }),
+  arr: (items: Schema, extra: Partial<Schema> = {}): Schema => ({ type: 'array', items, ...extra }),
+  map: (value: Schema, extra: Partial<Schema> = {}): Schema => ({ type: 'object', additionalProperties: value, ...extra }),
+  obj: (properties: Record<string, Schema>, extra: Partial<Schema> = {}): Schema => ({ type: 'object', properties, ...extra }),
+  ref: (name: string, description?: string): Schema => ({ $ref: name, ...(description ? { description } : {}) }),
+  any: (description?: string): Schema => ({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...(description ? { description } : {}) }),
+};
+
+export class DecodeError extends Error {}
+
+export type Definitions = ReadonlyMap<string, Schema>;
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function goType(schema: Schema): string {
+  if (schema['x-go-type']) return schema['x-go-type'];
+  if (schema.$ref) return schema.$ref;
+  switch (schema.type) {
+    case 'array':
+      return `[]${schema.items ? goType(schema.items) : 'interface {}'}`;
+    case 'object':
+      return schema.additionalProperties ? `map[string]${goType(schema.additionalProperties)}` : 'struct';
+    case 'integer':
+      return schema.format === 'int64' ? 'int64' : 'int32';
+    case 'number':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'string';
+  }
+}
+
+function jsonTypeName(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'object';
+  return typeof v;
+}
+
+/**
+ * Returns `value` conformed to `schema` (a new object for objects and arrays; scalars as they are),
+ * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
+ * for messages, e.g. `ServiceAccount.secrets`.
+ */
+export function conform(value: unknown, schema: Schema, defs: Definitions, where: string): unknown {
+  if (value === null || value === undefined) return undefined;
+  let sch = schema;
+  while (sch.$ref) {
+    const d = defs.get(sch.$ref);
+    if (!d) throw new Error(`schema definition ${sch.$ref} missing`);
+    sch = d;
+  }
+  if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) return value;
+  const mismatch = (): DecodeError =>
+    new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${where} of type ${goType(schema)}`);
+  if (sch['x-kubernetes-int-or-string']) {
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))) return value;
+    throw mismatch();
+  }
+  switch (sch.type) {
+    case 'string':
+      if (typeof value !== 'string') throw mismatch();
+      if (sch.format === 'date-time' && !RFC3339.test(value)) {
+        throw new DecodeError(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as RFC3339`);
+      }
+      if (sch.format === 'byte' && (!BASE64.test(value) || value.length % 4 === 1)) {
+        throw new DecodeError(`illegal base64 data at input byte ${firstBadBase64(value)}`);
+      }
+      return value;
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw mismatch();
+      return value;
+    case 'number':
+      if (typeof value !== 'number') throw mismatch();
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw mismatch();
+      return value;
+    case 'array': {
+      if (!Array.isArray(value)) throw mismatch();
+      const items = sch.items;
+      return items ? value.map((v) => conform(v, items, defs, where) ?? zeroOf(items, defs)) : value.slice();
+    }
+    default: {
+      if (!isPlainObject(value)) throw mismatch();
+      const out: Record<string, unknown> = {};
+      if (sch.properties) {
+        for (const [k, v] of Object.entries(value)) {
+          const ps = sch.properties[k];
+          if (!ps) {
+            if (sch['x-kubernetes-preserve-unknown-fields']) out[k] = v;
+            continue; // kube drops unknown fields on decode
+          }
+          const c = conform(v, ps, defs, `${where}.${k}`);
+          if (c !== undefined) out[k] = c;
+        }
+      } else if (sch.additionalProperties) {
+        const vs = sch.additionalProperties;
+        for (const [k, v] of Object.entries(value)) {
+          const c = conform(v, vs, defs, `${where}.${k}`);
+          out[k] = c === undefined ? zeroOf(vs, defs) : c;
+        }
+      } else {
+        return value;
+      }
+      return out;
+    }
+  }
+}
+
+/** The Go zero value a null element of a slice or map decodes to. */
+function zeroOf(schema: Schema, defs: Definitions): unknown {
+  let sch = schema;
+  while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
+  switch (sch.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return null;
+    default:
+      return sch.additionalProperties ? null : {};
+  }
+}
+
+function firstBadBase64(v: string): number {
+  for (let i = 0; i < v.length; i++) if (!/[A-Za-z0-9+/=]/.test(v[i]!)) return i;
+  return v.length;
+}

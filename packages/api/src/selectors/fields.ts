@@ -1,0 +1,238 @@
+// Field selectors with kube's semantics (k8s.io/apimachinery/pkg/fields):
+// ParseSelector's term splitting, value escaping and error texts, plus the
+// per-resource selectable field sets (GetAttrs / *ToSelectableFields) and the
+// field label conversion checks that reject unsupported fields.
+import { SelectorParseError, goQuote } from './errors.js';
+
+export { SelectorParseError } from './errors.js';
+
+export type FieldOperator = '=' | '!=';
+
+export interface FieldRequirement {
+  readonly field: string;
+  readonly operator: FieldOperator;
+  /** Unescaped literal value. */
+  readonly value: string;
+}
+
+export type Fields = Readonly<Record<string, string>>;
+
+export interface FieldSelector {
+  /** In kube's order: terms sorted by their raw text. */
+  readonly requirements: readonly FieldRequirement[];
+  /** A field absent from `fields` matches as the empty string. */
+  matches(fields: Fields): boolean;
+  empty(): boolean;
+  /** Value when the selector contains `field=value` (or `field==value`). */
+  requiresExactMatch(field: string): string | undefined;
+  /** kube's String(): `f=v,g!=w` with values escaped. */
+  toString(): string;
+}
+
+/** fields.EscapeValue: prefixes `\`, `,` and `=` with a backslash. */
+export function escapeFieldValue(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    out += c === '\\' || c === ',' || c === '=' ? '\\' + c : c;
+  }
+  return out;
+}
+
+const needsUnescape = /[\\,=]/;
+
+/**
+ * fields.UnescapeValue. Throws SelectorParseError with kube's texts
+ * ("invalid field selector: invalid escape sequence: \x",
+ * "invalid field selector: unescaped character in value: 61" — kube prints the
+ * code point of the offending rune).
+ */
+export function unescapeFieldValue(s: string): string {
+  if (!needsUnescape.test(s)) return s;
+  let out = '';
+  let inSlash = false;
+  for (const c of s) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') {
+        throw new SelectorParseError(`invalid field selector: invalid escape sequence: \\${c}`);
+      }
+      out += c;
+      inSlash = false;
+      continue;
+    }
+    if (c === '\\') inSlash = true;
+    else if (c === ',' || c === '=') {
+      throw new SelectorParseError(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    } else out += c;
+  }
+  if (inSlash) throw new SelectorParseError('invalid field selector: invalid escape sequence: \\');
+  return out;
+}
+
+/** Comma-separated terms; a backslash-escaped comma stays in its term. */
+function splitTerms(s: string): string[] {
+  if (s.length === 0) return [];
+  const terms: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inSlash) inSlash = false;
+    else if (c === 92) inSlash = true;
+    else if (c === 44) {
+      terms.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(s.slice(start));
+  return terms;
+}
+
+/** The first occurrence of !=, == or = (tried in that order at each index). */
+function splitTerm(term: string): [string, FieldOperator, string] | undefined {
+  for (let i = 0; i < term.length; i++) {
+    if (term.startsWith('!=', i)) return [term.slice(0, i), '!=', term.slice(i + 2)];
+    if (term.startsWith('==', i)) return [term.slice(0, i), '=', term.slice(i + 2)];
+    if (term.startsWith('=', i)) return [term.slice(0, i), '=', term.slice(i + 1)];
+  }
+  return undefined;
+}
+
+class Selector implements FieldSelector {
+  constructor(readonly requirements: readonly FieldRequirement[]) {}
+  matches(fields: Fields): boolean {
+    const rs = this.requirements;
+    for (let i = 0; i < rs.length; i++) {
+      const r = rs[i]!;
+      const v = Object.hasOwn(fields, r.field) ? fields[r.field] : '';
+      if ((v === r.value) !== (r.operator === '=')) return false;
+    }
+    return true;
+  }
+  empty(): boolean {
+    return this.requirements.length === 0;
+  }
+  requiresExactMatch(field: string): string | undefined {
+    for (const r of this.requirements) if (r.field === field && r.operator === '=') return r.value;
+    return undefined;
+  }
+  toString(): string {
+    return this.requirements.map((r) => r.field + r.operator + escapeFieldValue(r.value)).join(',');
+  }
+}
+
+const everything: FieldSelector = new Selector([]);
+
+/** fields.Everything(). */
+export function everythingFieldSelector(): FieldSelector {
+  return everything;
+}
+
+/**
+ * fields.ParseSelector: comma-separated `field=value`, `field==value` or
+ * `field!=value` terms; empty terms are ignored, so "" selects everything.
+ */
+export function parseFieldSelector(text: string): FieldSelector {
+  const parts = splitTerms(text).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const reqs: FieldRequirement[] = [];
+  for (const part of parts) {
+    if (part === '') continue;
+    const split = splitTerm(part);
+    if (split === undefined) throw new SelectorParseError(`invalid selector: '${text}'; can't understand '${part}'`);
+    const [field, operator, raw] = split;
+    reqs.push(Object.freeze({ field, operator, value: unescapeFieldValue(raw) }));
+  }
+  return reqs.length === 0 ? everything : new Selector(Object.freeze(reqs));
+}
+
+// ---- per-resource selectable fields ----------------------------------------
+
+/** The parts of an object the selectable field sets read. */
+export interface FieldSetSource {
+  metadata?: { name?: string; namespace?: string } | null;
+  [field: string]: unknown;
+}
+
+export interface FieldSelectorRules {
+  /**
+   * Field labels accepted by the resource's conversion func; undefined means
+   * the resource has none and kube's DefaultMetaV1FieldSelectorConversion
+   * applies (metadata.name and metadata.namespace only, with its own message).
+   */
+  readonly supported?: ReadonlySet<string>;
+  /** Adds resource-specific fields to the metadata fields. */
+  readonly extra?: (obj: FieldSetSource, out: Record<string, string>) => void;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function child(v: unknown, key: string): unknown {
+  return v !== null && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+}
+
+const rules = new Map<string, FieldSelectorRules>([
+  // SecretToSelectableFields; AddFieldLabelConversionsForSecret.
+  ['secrets', {
+    supported: new Set(['type', 'metadata.namespace', 'metadata.name']),
+    extra: (obj, out) => { out['type'] = str(obj['type']); },
+  }],
+  // NamespaceToSelectableFields (incl. kube's backward-compatible "name" key,
+  // unreachable through the v1 conversion func); AddFieldLabelConversionsForNamespace.
+  ['namespaces', {
+    supported: new Set(['status.phase', 'metadata.name']),
+    extra: (obj, out) => {
+      out['status.phase'] = str(child(obj['status'], 'phase'));
+      out['name'] = str(child(obj['metadata'], 'name'));
+    },
+  }],
+  // ServiceAccounts: no conversion func, default attrs only.
+  ['serviceaccounts', {}],
+]);
+
+/**
+ * Registers (or replaces) the selectable fields of a resource, for resources
+ * added later whose kube counterparts define *ToSelectableFields and a field
+ * label conversion func.
+ */
+export function registerFieldSelectorRules(resource: string, r: FieldSelectorRules): void {
+  rules.set(resource, r);
+}
+
+/**
+ * The selectable fields of `obj` (kube's GetAttrs field set): metadata.name,
+ * metadata.namespace for namespaced objects (when `namespaced` is omitted:
+ * when the object carries a namespace; a cluster-scoped object matches it as
+ * "" either way), plus resource-specific fields.
+ */
+export function objectFieldSet(resource: string, obj: FieldSetSource, namespaced?: boolean): Record<string, string> {
+  const meta = obj.metadata;
+  const out: Record<string, string> = { 'metadata.name': str(meta?.name) };
+  const ns = str(meta?.namespace);
+  if (namespaced ?? ns !== '') out['metadata.namespace'] = ns;
+  rules.get(resource)?.extra?.(obj, out);
+  return out;
+}
+
+/**
+ * The field label conversion check kube applies to a list/watch field
+ * selector. Throws SelectorParseError, e.g. "field label not supported: spec.x"
+ * for resources with a conversion func (secrets, namespaces), and
+ * `"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"`
+ * for resources using kube's default (e.g. serviceaccounts, configmaps).
+ */
+export function validateFieldSelector(resource: string, sel: FieldSelector): void {
+  const supported = rules.get(resource)?.supported;
+  for (const r of sel.requirements) {
+    if (supported === undefined) {
+      if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace') {
+        throw new SelectorParseError(
+          `${goQuote(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+        );
+      }
+    } else if (!supported.has(r.field)) {
+      throw new SelectorParseError(`field label not supported: ${r.field}`);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/** Per-request state the filters establish and the handlers read. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '@plinth/api';
+import type { RequestInfo } from './request-info.js';
+
+export interface RequestContext {
+  info: RequestInfo;
+  query: URLSearchParams;
+  user?: UserInfo;
+  /** When the request started (process.hrtime.bigint()). */
+  start: bigint;
+}
+
+const contexts = new WeakMap<IncomingMessage, RequestContext>();
+
+export function setContext(req: IncomingMessage, ctx: RequestContext): void {
+  contexts.set(req, ctx);
+}
+
+export function contextOf(req: IncomingMessage): RequestContext {
+  const c = contexts.get(req);
+  if (!c) throw new Error('request context missing: the request-info filter did not run');
+  return c;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;

@@ -1,0 +1,74 @@
+/**
+ * A minimal list-then-watch loop for in-process controllers: calls `onObject` for every object on
+ * each (re)list and for every watch event, and relists when the watch ends.
+ */
+import type { StoredObject } from '@plinth/api';
+import type { WatchEventType } from '@plinth/storage';
+import type { ResourceStore, RequestScope } from '../registry/store.js';
+import type { Logger } from '../log.js';
+
+export interface InformerOptions {
+  store: ResourceStore;
+  scope: RequestScope;
+  onObject(type: WatchEventType, obj: StoredObject): Promise<void> | void;
+  log: Logger;
+  /** Relist period, so missed work is retried (ms). */
+  resyncMs: number;
+}
+
+export interface Informer {
+  stop(): void;
+}
+
+export function runInformer(opts: InformerOptions): Informer {
+  let stopped = false;
+  let stopWatch: (() => void) | undefined;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      t.unref();
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+
+  const handle = async (type: WatchEventType, obj: StoredObject): Promise<void> => {
+    try {
+      await opts.onObject(type, obj);
+    } catch (e) {
+      opts.log.v(2, 'controller: handler failed', { resource: opts.store.def.plural, name: obj.metadata.name, error: String(e) });
+    }
+  };
+
+  void (async () => {
+    while (!stopped) {
+      try {
+        const list = await opts.store.list(opts.scope, {});
+        for (const item of list.items) await handle('ADDED', item);
+        const watcher = await opts.store.watch(opts.scope, { resourceVersion: list.metadata.resourceVersion ?? '' });
+        stopWatch = () => watcher.stop();
+        const resync = setTimeout(() => watcher.stop(), opts.resyncMs);
+        resync.unref();
+        for (;;) {
+          const e = await watcher.next();
+          if (!e || e.type === 'ERROR') break;
+          if (e.type !== 'BOOKMARK') await handle(e.type, e.object);
+        }
+        clearTimeout(resync);
+      } catch (e) {
+        if (!stopped) opts.log.v(2, 'controller: list/watch failed', { resource: opts.store.def.plural, error: String(e) });
+        await sleep(1000);
+      }
+    }
+  })();
+
+  return {
+    stop() {
+      stopped = true;
+      stopWatch?.();
+      wake?.();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Namespace controllers: the built-in namespaces exist at start; a deleting namespace is emptied of
+ * every namespaced object and then finalized (its `kubernetes` finalizer removed, so it goes);
+ * every active namespace has a `default` ServiceAccount.
+ */
+import { isAlreadyExists, isNotFound, namespaceFinalizeStrategy, type StoredObject, type UserInfo } from '@plinth/api';
+import type { ResourceStore } from '../registry/store.js';
+import type { Logger } from '../log.js';
+import { runInformer, type Informer } from './informer.js';
+
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+const CONTROLLER_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
+
+export async function ensureSystemNamespaces(namespaces: ResourceStore): Promise<void> {
+  for (const name of SYSTEM_NAMESPACES) {
+    try {
+      await namespaces.create({ user: CONTROLLER_USER, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+}
+
+export interface NamespaceControllerDeps {
+  namespaces: ResourceStore;
+  serviceAccounts: ResourceStore;
+  /** Every namespaced resource's store, emptied when a namespace goes. */
+  namespacedStores: ResourceStore[];
+  log: Logger;
+}
+
+function isTerminating(ns: StoredObject): boolean {
+  return !!ns.metadata.deletionTimestamp;
+}
+
+/** Starts both controllers; returns a stop function. */
+export function startNamespaceControllers(deps: NamespaceControllerDeps): () => void {
+  const scope = { user: CONTROLLER_USER, namespace: '' };
+  const inFlight = new Set<string>();
+
+  const ensureDefaultServiceAccount = async (ns: string): Promise<void> => {
+    try {
+      await deps.serviceAccounts.create({ user: CONTROLLER_USER, namespace: ns }, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } });
+    } catch (e) {
+      // Exists already, or the namespace is going away: nothing to do.
+      if (!isAlreadyExists(e) && (e as { code?: number }).code !== 403 && !isNotFound(e)) throw e;
+    }
+  };
+
+  /** Deletes every namespaced object in `ns`; true once none is left. */
+  const emptyNamespace = async (ns: string): Promise<boolean> => {
+    let remaining = 0;
+    for (const store of deps.namespacedStores) {
+      const nsScope = { user: CONTROLLER_USER, namespace: ns };
+      await store.deleteCollection(nsScope, {});
+      remaining += (await store.list(nsScope, { limit: 1 })).items.length;
+    }
+    return remaining === 0;
+  };
+
+  const finalize = async (ns: StoredObject): Promise<void> => {
+    const name = ns.metadata.name!;
+    if (inFlight.has(name)) return;
+    inFlight.add(name);
+    try {
+      if (!(await emptyNamespace(name))) return; // objects with finalizers remain; the resync retries
+      await deps.namespaces.modify(
+        scope,
+        name,
+        (obj) => {
+          const spec = (obj['spec'] ??= {}) as { finalizers?: string[] };
+          spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== 'kubernetes');
+        },
+        {},
+        namespaceFinalizeStrategy,
+      );
+      deps.log.v(1, 'namespace finalized', { namespace: name });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    } finally {
+      inFlight.delete(name);
+    }
+  };
+
+  const informers: Informer[] = [
+    runInformer({
+      store: deps.namespaces,
+      scope,
+      log: deps.log,
+      resyncMs: 10_000,
+      onObject: async (type, ns) => {
+        if (type === 'DELETED') return;
+        if (isTerminating(ns)) await finalize(ns);
+        else await ensureDefaultServiceAccount(ns.metadata.name!);
+      },
+    }),
+    runInformer({
+      store: deps.serviceAccounts,
+      scope,
+      log: deps.log,
+      resyncMs: 60_000,
+      onObject: async (type, sa) => {
+        // A deleted `default` ServiceAccount comes back, as kube's serviceaccounts controller does.
+        if (type === 'DELETED' && sa.metadata.name === 'default' && sa.metadata.namespace) {
+          await ensureDefaultServiceAccount(sa.metadata.namespace);
+        }
+      },
+    }),
+  ];
+  return () => informers.forEach((i) => i.stop());
+}

@@ -1,0 +1,97 @@
+/**
+ * Discovery documents as kube-apiserver 1.24 serves them: /api, /api/v1, /apis, /apis/<g>,
+ * /apis/<g>/<v>, and /version. Built once from the catalog at start-up.
+ * Aggregated discovery (apidiscovery.k8s.io/v2) is not served: clients that prefer it send JSON as a
+ * fallback in Accept, and negotiation picks that, answering the legacy documents.
+ */
+import { apiVersionOf, storageVersionHash, type Catalog, type ResourceDefinition } from '@plinth/api';
+
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+export const VERSION: VersionInfo = {
+  major: '1',
+  minor: '24',
+  gitVersion: 'v1.24.17+plinth',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-22T00:00:00Z',
+  goVersion: `node${process.versions.node}`,
+  compiler: 'tsc',
+  platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+interface APIResource {
+  name: string;
+  singularName: string;
+  namespaced: boolean;
+  kind: string;
+  verbs: string[];
+  shortNames?: string[];
+  categories?: string[];
+  storageVersionHash?: string;
+  group?: string;
+  version?: string;
+}
+
+function resourceEntries(def: ResourceDefinition): APIResource[] {
+  const main: APIResource = { name: def.plural, singularName: def.singular, namespaced: def.namespaced, kind: def.kind, verbs: [...def.verbs] };
+  if (def.shortNames.length) main.shortNames = [...def.shortNames];
+  if (def.categories.length) main.categories = [...def.categories];
+  main.storageVersionHash = storageVersionHash(def);
+  const subs: APIResource[] = def.subresources.map((sub) => ({
+    name: `${def.plural}/${sub}`,
+    singularName: '',
+    namespaced: def.namespaced,
+    kind: def.kind,
+    verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'].filter((v) => v !== 'patch' || def.verbs.includes('patch')),
+  }));
+  return [main, ...subs];
+}
+
+export interface DiscoveryDocuments {
+  /** path → document */
+  byPath: Map<string, unknown>;
+}
+
+export function buildDiscovery(catalog: Catalog, serverAddress: () => string): { get(path: string): unknown | undefined } {
+  const docs = new Map<string, unknown>();
+  const groups = catalog.groups();
+  const groupEntries: unknown[] = [];
+  for (const [group, versions] of groups) {
+    for (const version of versions) {
+      const defs = catalog.all().filter((d) => d.group === group && d.version === version);
+      const gv = apiVersionOf({ group, version });
+      const list = { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: defs.flatMap(resourceEntries) };
+      docs.set(group ? `/apis/${group}/${version}` : `/api/${version}`, list);
+    }
+    if (!group) continue;
+    const entry = {
+      name: group,
+      versions: versions.map((v) => ({ groupVersion: `${group}/${v}`, version: v })),
+      preferredVersion: { groupVersion: `${group}/${versions[0]}`, version: versions[0] },
+    };
+    groupEntries.push(entry);
+    docs.set(`/apis/${group}`, { kind: 'APIGroup', apiVersion: 'v1', ...entry });
+  }
+  docs.set('/apis', { kind: 'APIGroupList', apiVersion: 'v1', groups: groupEntries });
+  const coreVersions = groups.get('') ?? [];
+  return {
+    get(path) {
+      const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
+      if (p === '/api') {
+        return { kind: 'APIVersions', versions: coreVersions, serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: serverAddress() }] };
+      }
+      return docs.get(p);
+    },
+  };
+}

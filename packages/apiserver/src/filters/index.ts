@@ -1,0 +1,45 @@
+/**
+ * The handler chain's filters, each `withX(next, deps)`. Assembled in order in server.ts
+ * (kube's DefaultBuildHandlerChain): recover → request info → authenticate → route.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { unauthorized } from '@plinth/api';
+import type { Authenticator } from '@plinth/auth';
+import { setContext, contextOf, type Handler } from '../context.js';
+import { parseRequestInfo } from '../request-info.js';
+import { writeError } from '../http.js';
+import type { Logger } from '../log.js';
+
+/** Turns anything thrown below into a Status response; never leaks a stack to the client. */
+export function withRecover(next: Handler, log: Logger): Handler {
+  return async (req, res) => {
+    try {
+      await next(req, res);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (typeof code !== 'number' || code >= 500) log.error('request failed', { method: req.method, path: req.url?.split('?')[0], error: String((e as Error)?.stack ?? e) });
+      writeError(req, res, e);
+    }
+  };
+}
+
+/** Parses the URL once into a RequestInfo. */
+export function withRequestInfo(next: Handler): Handler {
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    setContext(req, { info: parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), query: url.searchParams, start: process.hrtime.bigint() });
+    await next(req, res);
+  };
+}
+
+/** Authenticates every request; none gets through without a user (401 Status otherwise). */
+export function withAuthentication(next: Handler, authenticator: Authenticator): Handler {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const result = await authenticator.authenticate({ headers: req.headers });
+    if (result.kind !== 'authenticated') throw unauthorized();
+    // Credentials stop here: nothing below sees the Authorization header.
+    delete req.headers['authorization'];
+    contextOf(req).user = result.user;
+    await next(req, res);
+  };
+}

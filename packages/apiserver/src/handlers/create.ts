@@ -1,0 +1,14 @@
+/** POST to a collection: create. 201 with the stored object (also for dry-run, as kube). */
+import { negotiate } from '../negotiation.js';
+import { writeObject } from '../http.js';
+import { parseDryRun } from './options.js';
+import { readObject } from './body.js';
+import type { ResourceRequest } from './scope.js';
+
+export async function handleCreate(r: ResourceRequest): Promise<void> {
+  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const dryRun = parseDryRun(r.query, 'CreateOptions');
+  const obj = await readObject(r);
+  const out = await r.store.create(r.scope, obj, { dryRun });
+  writeObject(r.req, r.res, r.query, 201, out, format);
+}

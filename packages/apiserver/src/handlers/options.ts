@@ -1,0 +1,92 @@
+/** Query-parameter options of the verbs, validated as kube validates its *Options kinds. */
+import {
+  badRequest,
+  fieldErr,
+  invalid,
+  parseFieldSelector,
+  parseLabelSelector,
+  objectFieldSet,
+  validateFieldSelector,
+  SelectorParseError,
+  type FieldError,
+  type ResourceDefinition,
+  type StoredObject,
+} from '@plinth/api';
+import type { ListOptions, Predicate, ResourceVersionMatch } from '@plinth/storage';
+
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/** `dryRun`: absent or empty → false; `All` → true; anything else → 422 as kube's ValidateDryRun. */
+export function parseDryRun(query: URLSearchParams, kind: OptionsKind): boolean {
+  const values = query.getAll('dryRun').filter((v) => v !== '');
+  if (values.length === 0) return false;
+  if (values.length === 1 && values[0] === 'All') return true;
+  throw invalid({ group: 'meta.k8s.io', kind }, '', [fieldErr.notSupported('dryRun', values, ['All'])]);
+}
+
+function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+}
+
+export interface ParsedListOptions extends ListOptions {
+  watch: boolean;
+  timeoutSeconds?: number;
+  allowWatchBookmarks: boolean;
+}
+
+/** Builds the selector predicate for a resource; 400 on a malformed or unsupported selector. */
+export function selectorPredicate(def: ResourceDefinition, query: URLSearchParams): { predicate?: Predicate; hasSelector: boolean } {
+  const ls = query.get('labelSelector') ?? '';
+  const fs = query.get('fieldSelector') ?? '';
+  if (!ls && !fs) return { hasSelector: false };
+  try {
+    const labels = ls ? parseLabelSelector(ls) : undefined;
+    const fields = fs ? parseFieldSelector(fs) : undefined;
+    if (fields) validateFieldSelector(def.plural, fields);
+    const lsel = labels && !labels.empty() ? labels : undefined;
+    const fsel = fields && !fields.empty() ? fields : undefined;
+    if (!lsel && !fsel) return { hasSelector: false };
+    const predicate = (obj: StoredObject): boolean =>
+      (!lsel || lsel.matches(obj.metadata.labels)) && (!fsel || fsel.matches(objectFieldSet(def.plural, obj)));
+    return { predicate, hasSelector: true };
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+/** list/watch query parameters, validated as kube's ValidateListOptions. */
+export function parseListOptions(def: ResourceDefinition, query: URLSearchParams, watch: boolean): ParsedListOptions {
+  const rv = query.get('resourceVersion') ?? '';
+  const match = (query.get('resourceVersionMatch') ?? '') as ResourceVersionMatch;
+  const cont = query.get('continue') ?? '';
+  const limit = parseNonNegativeInt(query, 'limit');
+  const timeoutSeconds = parseNonNegativeInt(query, 'timeoutSeconds');
+  const bm = query.get('allowWatchBookmarks');
+  const errs: FieldError[] = [];
+  if (!watch && match) {
+    if (!rv) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (cont) errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErr.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && rv === '0') errs.push(fieldErr.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
+  if (cont && rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+  if (rv && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
+  const { predicate, hasSelector } = selectorPredicate(def, query);
+  const out: ParsedListOptions = {
+    resourceVersion: rv,
+    resourceVersionMatch: match,
+    hasSelector,
+    watch,
+    allowWatchBookmarks: bm === 'true' || bm === '1',
+  };
+  if (predicate) out.predicate = predicate;
+  if (cont) out.continue = cont;
+  if (limit !== undefined && limit > 0) out.limit = limit;
+  if (timeoutSeconds !== undefined) out.timeoutSeconds = timeoutSeconds;
+  return out;
+}

@@ -1,0 +1,16 @@
+/** What every resource handler needs: the resolved resource, its store, the user and namespace. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Catalog, ResourceDefinition } from '@plinth/api';
+import type { ResourceStore, RequestScope } from '../registry/store.js';
+import type { RequestInfo } from '../request-info.js';
+
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  def: ResourceDefinition;
+  store: ResourceStore;
+  scope: RequestScope;
+  catalog: Catalog;
+}

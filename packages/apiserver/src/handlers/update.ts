@@ -1,0 +1,27 @@
+/** PUT of one object: update, or create where the resource allows it (200 / 201). */
+import { badRequest } from '@plinth/api';
+import { negotiate } from '../negotiation.js';
+import { writeObject } from '../http.js';
+import { parseDryRun } from './options.js';
+import { readObject } from './body.js';
+import type { ResourceRequest } from './scope.js';
+
+export async function handleUpdate(r: ResourceRequest): Promise<void> {
+  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const dryRun = parseDryRun(r.query, 'UpdateOptions');
+  const obj = await readObject(r);
+  checkName(r, obj.metadata.name, obj.metadata.namespace);
+  obj.metadata.name = r.info.name;
+  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun });
+  writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
+}
+
+/** kube's checkName: the body may omit name and namespace, but must not contradict the URL. */
+export function checkName(r: ResourceRequest, name: string | undefined, namespace: string | undefined): void {
+  if (name && name !== r.info.name) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.info.name})`);
+  }
+  if (r.def.namespaced && namespace && namespace !== r.scope.namespace) {
+    throw badRequest(`the namespace of the object (${namespace}) does not match the namespace on the URL (${r.scope.namespace})`);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Watch: a chunked stream of `{type, object}` JSON documents, one per line, until the client goes
+ * away, `timeoutSeconds` passes, or the store ends the watch (e.g. after an ERROR event).
+ */
+import { notAcceptable, type StoredObject } from '@plinth/api';
+import type { WatchEvent } from '@plinth/storage';
+import type { ResponseFormat } from '../negotiation.js';
+import { tableOfObject, type IncludeObject } from '../table.js';
+import type { ParsedListOptions } from './options.js';
+import type { ResourceRequest } from './scope.js';
+
+/** kube's --min-request-timeout default: a watch without timeoutSeconds lasts 30–60 minutes. */
+const MIN_REQUEST_TIMEOUT_S = 1800;
+
+export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, format: ResponseFormat, include: IncludeObject): Promise<void> {
+  if (format.encoding !== 'json') throw notAcceptable(['application/json', 'application/json;stream=watch']);
+  const watchOpts = { resourceVersion: opts.resourceVersion ?? '', ...(opts.predicate ? { predicate: opts.predicate } : {}) };
+  const watcher = await r.store.watch(r.scope, watchOpts);
+  const { res } = r;
+  const timeoutS = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
+  const timer = setTimeout(() => watcher.stop(), timeoutS * 1000);
+  const onClose = (): void => watcher.stop();
+  res.once('close', onClose);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format.table ? format.contentType : 'application/json');
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.flushHeaders();
+  const encodeEvent = (e: WatchEvent): string => {
+    let object: unknown = e.object;
+    if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
+      object = tableOfObject(e.object as StoredObject, include, format.table);
+    }
+    return `${JSON.stringify({ type: e.type, object })}\n`;
+  };
+  try {
+    for (;;) {
+      const e = await watcher.next();
+      if (!e) break;
+      if (e.type === 'BOOKMARK' && !opts.allowWatchBookmarks) continue;
+      const ok = res.write(encodeEvent(e));
+      if (!ok) await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+      if (res.destroyed) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    res.off('close', onClose);
+    watcher.stop();
+    if (!res.destroyed) res.end();
+  }
+}

@@ -1,0 +1,34 @@
+/** The admin kubeconfig written for the operator: the serving CA, the server URL, a bearer token. */
+import { writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { stringify } from 'yaml';
+
+/** The admin token, kept in the data dir so kubeconfigs stay valid across restarts. */
+export function loadOrCreateAdminToken(file: string): string {
+  if (existsSync(file)) {
+    const t = readFileSync(file, 'utf8').trim();
+    if (t) return t;
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+export function writeKubeconfig(file: string, opts: { server: string; caPem: string | undefined; token: string; name?: string }): void {
+  const name = opts.name ?? 'plinth';
+  const cluster: Record<string, unknown> = { server: opts.server };
+  if (opts.caPem) cluster['certificate-authority-data'] = Buffer.from(opts.caPem).toString('base64');
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster }],
+    users: [{ name: `${name}-admin`, user: { token: opts.token } }],
+    contexts: [{ name, context: { cluster: name, user: `${name}-admin` } }],
+    'current-context': name,
+    preferences: {},
+  };
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, stringify(doc), { mode: 0o600 });
+}

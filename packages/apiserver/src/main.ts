@@ -1,0 +1,45 @@
+/** The plinth-apiserver executable: flags, start, and a clean stop on SIGINT/SIGTERM. */
+import { FlagError, parseFlags, usage } from './flags.js';
+import { startServer } from './server.js';
+import { createLogger } from './log.js';
+
+export async function main(argv: string[]): Promise<void> {
+  let opts;
+  try {
+    opts = parseFlags(argv);
+  } catch (e) {
+    if (e instanceof FlagError) {
+      process.stderr.write(`Error: ${e.message}\n\n${usage()}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  if (opts.help) {
+    process.stdout.write(`${usage()}\n`);
+    return;
+  }
+  const log = createLogger(opts.verbosity);
+  let server;
+  try {
+    server = await startServer(opts, log);
+  } catch (e) {
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`\nplinth is serving at ${server.url}\nTry:\n  kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n\n`);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    server!
+      .stop()
+      .then(() => process.exit(0))
+      .catch((e: unknown) => {
+        process.stderr.write(`Error while stopping: ${String(e)}\n`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,89 @@
+/**
+ * Content negotiation: which encoding to answer in (Accept) and how to read a body (Content-Type).
+ * The media types kube serves for built-in types, and their q-value ordering.
+ */
+import { notAcceptable, unsupportedMediaType } from '@plinth/api';
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+/** What a response will be written as. */
+export interface ResponseFormat {
+  /** 'json' | 'yaml'; Table is JSON with `table` set. */
+  encoding: 'json' | 'yaml';
+  /** Set when the client asked for a meta.k8s.io Table of this version. */
+  table?: 'v1' | 'v1beta1';
+  /** For Table: includeObject policy is read from the query separately. */
+  contentType: string;
+}
+
+export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml'];
+export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'];
+
+/** Parses an Accept header into media ranges, highest q first (stable for equal q). */
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header) return [];
+  const out: Array<MediaRange & { idx: number }> = [];
+  header.split(',').forEach((part, idx) => {
+    const [mt, ...ps] = part.split(';').map((x) => x.trim());
+    if (!mt) return;
+    const [type, subtype] = mt.toLowerCase().split('/');
+    if (!type || !subtype) return;
+    const params: Record<string, string> = {};
+    let q = 1;
+    for (const p of ps) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const k = p.slice(0, eq).trim().toLowerCase();
+      const v = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      if (k === 'q') q = Number.isFinite(Number(v)) ? Number(v) : 0;
+      else params[k] = v;
+    }
+    if (q > 0) out.push({ type, subtype, params, q, idx });
+  });
+  out.sort((a, b) => b.q - a.q || a.idx - b.idx);
+  return out;
+}
+
+export interface NegotiateOptions {
+  /** Whether this endpoint can answer with a meta.k8s.io Table. */
+  allowTable: boolean;
+}
+
+/**
+ * Picks the response format. No Accept (or only wildcards) means JSON. Throws 406 when nothing
+ * offered is served. Media types with an `as=` conversion we do not serve are skipped, so a
+ * client's JSON fallback (e.g. after an aggregated-discovery preference) is honoured.
+ */
+export function negotiate(accept: string | undefined, opts: NegotiateOptions): ResponseFormat {
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return { encoding: 'json', contentType: 'application/json' };
+  for (const r of ranges) {
+    const as = r.params['as'];
+    if (as !== undefined) {
+      if (as === 'Table' && opts.allowTable && r.params['g'] === 'meta.k8s.io' && (r.params['v'] === 'v1' || r.params['v'] === 'v1beta1')) {
+        if (r.type === 'application' && r.subtype === 'json') {
+          return { encoding: 'json', table: r.params['v'], contentType: `application/json;as=Table;v=${r.params['v']};g=meta.k8s.io` };
+        }
+      }
+      continue;
+    }
+    if (r.type === '*' && r.subtype === '*') return { encoding: 'json', contentType: 'application/json' };
+    if (r.type !== 'application') continue;
+    if (r.subtype === '*' || r.subtype === 'json') return { encoding: 'json', contentType: 'application/json' };
+    if (r.subtype === 'yaml') return { encoding: 'yaml', contentType: 'application/yaml' };
+  }
+  throw notAcceptable(SERVED_MEDIA_TYPES);
+}
+
+/** The body encoding of a Content-Type for create/update; throws 415 for anything else. */
+export function bodyEncoding(contentType: string | undefined): 'json' | 'yaml' {
+  const mt = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mt === '' || mt === 'application/json') return 'json';
+  if (mt === 'application/yaml') return 'yaml';
+  throw unsupportedMediaType(BODY_MEDIA_TYPES);
+}

@@ -1,0 +1,77 @@
+/**
+ * Decoding a request body into an object of the endpoint's kind, as kube's typed decoder does:
+ * apiVersion/kind default to the endpoint's, another kind is a 400, unknown fields are dropped,
+ * wrong JSON types are a 400, then API defaults apply.
+ */
+import {
+  apiVersionOf,
+  badRequest,
+  conform,
+  DecodeError,
+  isPlainObject,
+  metaDefinitions,
+  resourceDefinitions,
+  s,
+  type Catalog,
+  type ResourceDefinition,
+  type Schema,
+  type StoredObject,
+} from '@plinth/api';
+
+const definitions: ReadonlyMap<string, Schema> = new Map(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
+const fullSchemas = new WeakMap<ResourceDefinition, Schema>();
+
+/** The kind's schema with apiVersion, kind and metadata added. */
+export function fullSchemaOf(def: ResourceDefinition): Schema {
+  let sch = fullSchemas.get(def);
+  if (!sch) {
+    sch = {
+      ...def.schema,
+      properties: {
+        apiVersion: s.str('APIVersion defines the versioned schema of this representation of an object.'),
+        kind: s.str('Kind is a string value representing the REST resource this object represents.'),
+        metadata: s.ref('ObjectMeta', "Standard object's metadata."),
+        ...(def.schema.properties ?? {}),
+      },
+    };
+    fullSchemas.set(def, sch);
+  }
+  return sch;
+}
+
+export function schemaDefinitions(): ReadonlyMap<string, Schema> {
+  return definitions;
+}
+
+/** Decodes a parsed body for `def`; throws 400 StatusErrors as kube words them. */
+export function decodeInto(def: ResourceDefinition, catalog: Catalog, raw: unknown): StoredObject {
+  const expected = apiVersionOf(def);
+  if (!isPlainObject(raw)) {
+    throw badRequest(`the object provided is unrecognized: expected a JSON object, got ${Array.isArray(raw) ? 'an array' : typeof raw}`);
+  }
+  const apiVersion = typeof raw['apiVersion'] === 'string' && raw['apiVersion'] ? raw['apiVersion'] : expected;
+  const kind = typeof raw['kind'] === 'string' && raw['kind'] ? raw['kind'] : def.kind;
+  const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+  if (kind !== def.kind || apiVersion !== expected) {
+    const other = catalog.lookupKind(apiVersion, kind);
+    const why = other
+      ? `converting (${apiVersion}.${kind}) to (${def.kind}): unknown conversion`
+      : `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`;
+    if (kind === def.kind) {
+      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
+    }
+    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${def.kind}: ${why}`);
+  }
+  let obj: StoredObject;
+  try {
+    obj = conform(raw, fullSchemaOf(def), definitions, def.kind) as StoredObject;
+  } catch (e) {
+    if (e instanceof DecodeError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${e.message}`);
+    throw e;
+  }
+  obj.apiVersion = expected;
+  obj.kind = def.kind;
+  obj.metadata ??= {};
+  def.strategy.defaults?.(obj);
+  return obj;
+}

@@ -1,0 +1,415 @@
+/**
+ * The generic registry store (kube's `registry.Store`): one per resource, wrapping the storage
+ * interface with the resource's strategy, object-metadata rules, admission and two-phase deletion.
+ * The order of create and update is fixed here so no resource can skip validation.
+ */
+import { randomUUID, randomInt } from 'node:crypto';
+import {
+  OPTIMISTIC_LOCK_MESSAGE,
+  apiVersionOf,
+  badRequest,
+  conflict,
+  groupKindOf,
+  groupResourceOf,
+  invalid,
+  notFound,
+  successStatus,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  type FieldError,
+  type ObjectList,
+  type ResourceDefinition,
+  type ResourceStrategy,
+  type Status,
+  type StoredObject,
+  type UserInfo,
+} from '@plinth/api';
+import type { AdmissionAttributes, AdmissionChain, Operation } from '@plinth/admission';
+import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
+import { interpretStorageError } from './interpret.js';
+
+/** Who asks, and in which namespace ('' for cluster-scoped or all namespaces). */
+export interface RequestScope {
+  user: UserInfo;
+  namespace: string;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
+export interface DeleteRequestOptions extends WriteOptions {
+  preconditions?: Preconditions;
+}
+
+export interface RegistryDeps {
+  storage: Store;
+  keys: KeyFunctions;
+  admission: AdmissionChain;
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_PREFIX = 63 - 5;
+
+/** kube's SimpleNameGenerator: prefix (capped) + 5 random characters. */
+export function generateName(prefix: string): string {
+  const base = prefix.length > MAX_GENERATED_PREFIX ? prefix.slice(0, MAX_GENERATED_PREFIX) : prefix;
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_CHARS[randomInt(NAME_CHARS.length)];
+  return base + suffix;
+}
+
+/** RFC 3339 with second precision, as metav1.Time serializes. */
+export function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Thrown inside a delete attempt when finalizers appeared since the read. */
+class FinalizersAppeared extends Error {}
+
+export class ResourceStore {
+  readonly def: ResourceDefinition;
+  readonly #deps: RegistryDeps;
+  readonly #apiVersion: string;
+
+  constructor(def: ResourceDefinition, deps: RegistryDeps) {
+    this.def = def;
+    this.#deps = deps;
+    this.#apiVersion = apiVersionOf(def);
+  }
+
+  key(namespace: string, name: string): string {
+    return this.#deps.keys.objectKey(this.def.plural, this.def.namespaced ? namespace : undefined, name);
+  }
+
+  collectionPrefix(namespace: string): string {
+    return this.#deps.keys.collectionPrefix(this.def.plural, this.def.namespaced && namespace ? namespace : undefined);
+  }
+
+  async get(scope: RequestScope, name: string, resourceVersion?: string): Promise<StoredObject> {
+    try {
+      return this.#withTypeMeta(await this.#deps.storage.get(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' }));
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name);
+    }
+  }
+
+  async list(scope: RequestScope, opts: ListOptions): Promise<ObjectList<StoredObject>> {
+    try {
+      const r = await this.#deps.storage.list(this.collectionPrefix(scope.namespace), opts);
+      for (const item of r.items) {
+        // kube's typed lists carry no apiVersion/kind on items
+        delete item.apiVersion;
+        delete item.kind;
+      }
+      const metadata: ObjectList["metadata"] = { resourceVersion: r.resourceVersion, continue: r.continue };
+      if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
+      return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items: r.items };
+    } catch (e) {
+      throw interpretStorageError(e, this.def, '');
+    }
+  }
+
+  async watch(scope: RequestScope, opts: WatchOptions, name?: string): Promise<Watcher> {
+    try {
+      if (name) return await this.#deps.storage.watch(this.key(scope.namespace, name), { ...opts, exactKey: true });
+      return await this.#deps.storage.watch(this.collectionPrefix(scope.namespace), opts);
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name ?? '');
+    }
+  }
+
+  /** kube's create: mutating admission, BeforeCreate (strategy + validation), validating admission, storage. */
+  async create(scope: RequestScope, obj: StoredObject, opts: WriteOptions = {}): Promise<StoredObject> {
+    this.#beforeCreate(scope, obj);
+    await this.#admit('CREATE', scope, obj, undefined, opts);
+    this.#validateCreate(obj);
+    await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
+    const name = obj.metadata.name!;
+    try {
+      return this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun }));
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name);
+    }
+  }
+
+  /**
+   * PUT: update the object at `name` to `obj` (optimistic concurrency on a given resourceVersion),
+   * or create it when the resource allows create-on-update.
+   */
+  async update(
+    scope: RequestScope,
+    name: string,
+    obj: StoredObject,
+    opts: WriteOptions = {},
+    strategy: ResourceStrategy = this.def.strategy,
+  ): Promise<{ object: StoredObject; created: boolean }> {
+    const allowCreate = this.def.allowCreateOnUpdate && strategy === this.def.strategy;
+    let created = false;
+    const key = this.key(scope.namespace, name);
+    let out: StoredObject;
+    try {
+      out = await this.#deps.storage.guaranteedUpdate(
+        key,
+        async (existing) => {
+          const next = structuredClone(obj);
+          if (!existing) {
+            if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
+            created = true;
+            delete next.metadata.resourceVersion;
+            this.#beforeCreate(scope, next);
+            await this.#admit('CREATE', scope, next, undefined, opts);
+            this.#validateCreate(next);
+            await this.#validateAdmission('CREATE', scope, next, undefined, opts);
+            return next;
+          }
+          created = false;
+          return this.#prepareUpdate(scope, next, existing, opts, strategy);
+        },
+        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
+      );
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name);
+    }
+    if (!created && !opts.dryRun) await this.#deleteIfFinalized(scope, out);
+    return { object: this.#withTypeMeta(out), created };
+  }
+
+  /**
+   * Read-modify-write for internal callers (controllers, sub-resources): `mutate` changes the
+   * current object; the same update rules and validation as PUT apply.
+   */
+  async modify(
+    scope: RequestScope,
+    name: string,
+    mutate: (obj: StoredObject) => void,
+    opts: WriteOptions = {},
+    strategy: ResourceStrategy = this.def.strategy,
+  ): Promise<StoredObject> {
+    let out: StoredObject;
+    try {
+      out = await this.#deps.storage.guaranteedUpdate(this.key(scope.namespace, name), async (existing) => {
+        if (!existing) throw notFound(groupResourceOf(this.def), name);
+        const next = structuredClone(existing);
+        mutate(next);
+        return this.#prepareUpdate(scope, next, existing, opts, strategy);
+      }, { dryRun: !!opts.dryRun });
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name);
+    }
+    if (!opts.dryRun) await this.#deleteIfFinalized(scope, out);
+    return this.#withTypeMeta(out);
+  }
+
+  /**
+   * DELETE: objects with pending finalizers get a deletionTimestamp (first delete) and stay;
+   * others are removed. Returns what kube answers: the object, or a success Status.
+   */
+  async delete(scope: RequestScope, name: string, opts: DeleteRequestOptions = {}): Promise<{ result: StoredObject | Status; deleted: boolean }> {
+    const key = this.key(scope.namespace, name);
+    const dryRun = !!opts.dryRun;
+    for (;;) {
+      let existing: StoredObject;
+      try {
+        existing = await this.#deps.storage.get(key);
+      } catch (e) {
+        throw interpretStorageError(e, this.def, name);
+      }
+      this.#checkPreconditions(name, existing, opts.preconditions);
+      await this.#validateAdmission('DELETE', scope, undefined, existing, opts, name);
+      if (this.#hasFinalizers(existing)) {
+        if (existing.metadata.deletionTimestamp) return { result: this.#withTypeMeta(existing), deleted: false };
+        const updated = await this.#markDeleting(scope, name, opts);
+        if (updated) return { result: this.#withTypeMeta(updated), deleted: false };
+        continue; // finalizers went away meanwhile: delete for real
+      }
+      try {
+        const last = await this.#deps.storage.delete(key, {
+          ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+          dryRun,
+          validateDeletion: (cur) => {
+            if (this.#hasFinalizers(cur)) throw new FinalizersAppeared();
+          },
+        });
+        const obj = this.#withTypeMeta(last);
+        if (this.def.returnDeletedObject) return { result: obj, deleted: true };
+        const details: NonNullable<Status['details']> = { name, kind: this.def.plural };
+        if (this.def.group) details.group = this.def.group;
+        if (obj.metadata.uid) details.uid = obj.metadata.uid;
+        return { result: successStatus(details), deleted: true };
+      } catch (e) {
+        if (e instanceof FinalizersAppeared) continue;
+        throw interpretStorageError(e, this.def, name);
+      }
+    }
+  }
+
+  /** deletecollection: deletes every object the options select, one by one. */
+  async deleteCollection(scope: RequestScope, listOpts: ListOptions, opts: WriteOptions = {}): Promise<StoredObject[]> {
+    const list = await this.list(scope, listOpts);
+    const deleted: StoredObject[] = [];
+    for (const item of list.items) {
+      const ns = item.metadata.namespace ?? scope.namespace;
+      try {
+        await this.delete({ ...scope, namespace: ns }, item.metadata.name!, opts);
+        deleted.push(item);
+      } catch (e) {
+        if ((e as { reason?: string }).reason === 'NotFound') continue;
+        throw e;
+      }
+    }
+    return deleted;
+  }
+
+  #hasFinalizers(obj: StoredObject): boolean {
+    return (obj.metadata.finalizers?.length ?? 0) > 0 || !!this.def.strategy.hasPendingFinalizers?.(obj);
+  }
+
+  /** First delete of an object with finalizers: set deletionTimestamp. Undefined if none remain. */
+  async #markDeleting(scope: RequestScope, name: string, opts: DeleteRequestOptions): Promise<StoredObject | undefined> {
+    let gone = false;
+    try {
+      const out = await this.#deps.storage.guaranteedUpdate(
+        this.key(scope.namespace, name),
+        (cur) => {
+          if (!cur) throw notFound(groupResourceOf(this.def), name);
+          if (!this.#hasFinalizers(cur) || cur.metadata.deletionTimestamp) {
+            gone = !this.#hasFinalizers(cur);
+            return cur;
+          }
+          const next = structuredClone(cur);
+          next.metadata.deletionTimestamp = now();
+          next.metadata.deletionGracePeriodSeconds = 0;
+          this.def.strategy.beginDeletion?.(next);
+          return next;
+        },
+        { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), dryRun: !!opts.dryRun },
+      );
+      return gone ? undefined : out;
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name);
+    }
+  }
+
+  /** After an update: a deleting object whose last finalizer is gone is removed (spec state table). */
+  async #deleteIfFinalized(scope: RequestScope, obj: StoredObject): Promise<void> {
+    if (!obj.metadata.deletionTimestamp || this.#hasFinalizers(obj)) return;
+    try {
+      await this.#deps.storage.delete(this.key(scope.namespace, obj.metadata.name!), {
+        preconditions: { resourceVersion: obj.metadata.resourceVersion! },
+      });
+    } catch {
+      // Someone changed or removed it meanwhile; their write decides (kube does the same).
+    }
+  }
+
+  #checkPreconditions(name: string, existing: StoredObject, pre: Preconditions | undefined): void {
+    if (!pre) return;
+    if (pre.uid && pre.uid !== existing.metadata.uid) {
+      throw conflict(groupResourceOf(this.def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) {
+      throw conflict(
+        groupResourceOf(this.def),
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  /** kube's rest.BeforeCreate, up to (not including) validation. */
+  #beforeCreate(scope: RequestScope, obj: StoredObject): void {
+    const meta = obj.metadata;
+    if (this.def.namespaced) {
+      if (!meta.namespace) meta.namespace = scope.namespace;
+      else if (scope.namespace && meta.namespace !== scope.namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+    } else {
+      delete meta.namespace;
+    }
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    delete meta.selfLink;
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = now();
+    // None of the served types counts generations (kube's strategies set it where they do).
+    delete meta.generation;
+    this.def.strategy.prepareForCreate?.(obj);
+  }
+
+  #validateCreate(obj: StoredObject): void {
+    const errs: FieldError[] = [
+      ...validateObjectMeta(obj.metadata, this.def.namespaced, this.def.nameValidator),
+      ...this.def.strategy.validate(obj),
+    ];
+    if (errs.length > 0) throw invalid(groupKindOf(this.def), obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
+  }
+
+  /** kube's rest.BeforeUpdate plus the resourceVersion check of the generic store's Update. */
+  async #prepareUpdate(scope: RequestScope, next: StoredObject, existing: StoredObject, opts: WriteOptions, strategy: ResourceStrategy): Promise<StoredObject> {
+    const meta = next.metadata;
+    const old = existing.metadata;
+    if (meta.resourceVersion && meta.resourceVersion !== old.resourceVersion) {
+      throw conflict(groupResourceOf(this.def), old.name!, OPTIMISTIC_LOCK_MESSAGE);
+    }
+    if (this.def.namespaced) {
+      if (!meta.namespace) meta.namespace = scope.namespace;
+      else if (scope.namespace && meta.namespace !== scope.namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+    } else {
+      delete meta.namespace;
+    }
+    if (old.generation !== undefined) meta.generation = old.generation;
+    else delete meta.generation;
+    if (!meta.uid) meta.uid = old.uid!;
+    if (old.creationTimestamp) meta.creationTimestamp = old.creationTimestamp;
+    if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    }
+    delete meta.selfLink;
+    strategy.prepareForUpdate?.(next, existing);
+    await this.#admit('UPDATE', scope, next, existing, opts);
+    const errs: FieldError[] = [
+      ...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator),
+      ...validateObjectMetaUpdate(meta, old),
+      ...strategy.validate(next),
+      ...(strategy.validateUpdate?.(next, existing) ?? []),
+    ];
+    if (errs.length > 0) throw invalid(groupKindOf(this.def), old.name!, errs);
+    await this.#validateAdmission('UPDATE', scope, next, existing, opts);
+    return next;
+  }
+
+  #attrs(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions, name?: string): AdmissionAttributes {
+    return {
+      operation: op,
+      resource: this.def,
+      subresource: '',
+      namespace: this.def.namespaced ? scope.namespace || obj?.metadata.namespace || old?.metadata.namespace || '' : '',
+      name: name ?? obj?.metadata.name ?? old?.metadata.name ?? '',
+      object: obj,
+      oldObject: old,
+      user: scope.user,
+      dryRun: !!opts.dryRun,
+    };
+  }
+
+  async #admit(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions): Promise<void> {
+    await this.#deps.admission.admit(this.#attrs(op, scope, obj, old, opts));
+  }
+
+  async #validateAdmission(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions, name?: string): Promise<void> {
+    await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name));
+  }
+
+  #withTypeMeta(obj: StoredObject): StoredObject {
+    obj.apiVersion = this.#apiVersion;
+    obj.kind = this.def.kind;
+    return obj;
+  }
+}

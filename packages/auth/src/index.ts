@@ -1,0 +1,2 @@
+export * from './authenticator.js';
+export * from './token-file.js';

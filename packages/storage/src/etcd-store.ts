@@ -1,0 +1,362 @@
+/**
+ * The etcd-backed `Store`. resourceVersion is etcd's mod_revision; creates are a txn on
+ * create_revision == 0, updates and deletes compare mod_revision; lists read one revision across
+ * pages; watches run on one shared raw watch stream.
+ */
+import { Etcd3, type IKeyValue, type IRangeResponse, type IEvent } from 'etcd3';
+import { type StoredObject, resourceExpired } from '@plinth/api';
+import type {
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  Store,
+  UpdateFunc,
+  UpdateOptions,
+  WatchEvent,
+  WatchOptions,
+  Watcher,
+} from './interface.js';
+import { StorageError, isEtcdCompactedError, isEtcdFutureRevError } from './errors.js';
+import { decodeContinue, encodeContinue } from './continue.js';
+import { prefixEnd } from './keys.js';
+import { WatchMux } from './watch-mux.js';
+import { QueueWatcher } from './watcher.js';
+
+export interface EtcdStoreOptions {
+  /** Client URLs, e.g. `http://127.0.0.1:2379`. */
+  endpoints: string[];
+  /** Events buffered per watcher before it is dropped as too slow. */
+  watchBufferLimit?: number;
+}
+
+/** Stored bytes and mod revision of a key as read from etcd. */
+interface RawState {
+  data: Buffer;
+  modRevision: number;
+}
+
+const EXPIRED_LIST = 'The resourceVersion for the provided list is too old.';
+const INCONSISTENT_CONTINUE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+/** Parses a non-negative integer resourceVersion; throws a StorageError-free Error on junk. */
+export function parseResourceVersion(rv: string | undefined): number {
+  if (!rv) return 0;
+  if (!/^\d+$/.test(rv)) throw new InvalidResourceVersionError(rv);
+  return Number(rv);
+}
+
+export class InvalidResourceVersionError extends Error {
+  constructor(readonly resourceVersion: string) {
+    super(`invalid resource version "${resourceVersion}"`);
+  }
+}
+
+/** Serializes an object for storage: resourceVersion is never stored (it is the mod_revision). */
+export function encodeObject(obj: StoredObject): Buffer {
+  const rv = obj.metadata.resourceVersion;
+  if (rv === undefined) return Buffer.from(JSON.stringify(obj));
+  delete obj.metadata.resourceVersion;
+  try {
+    return Buffer.from(JSON.stringify(obj));
+  } finally {
+    obj.metadata.resourceVersion = rv;
+  }
+}
+
+export function decodeObject(data: Buffer, revision: number): StoredObject {
+  const obj = JSON.parse(data.toString('utf8')) as StoredObject;
+  obj.metadata ??= {};
+  obj.metadata.resourceVersion = String(revision);
+  return obj;
+}
+
+export class EtcdStore implements Store {
+  readonly #client: Etcd3;
+  readonly #mux: WatchMux;
+  readonly #watchBufferLimit: number;
+
+  constructor(opts: EtcdStoreOptions) {
+    if (opts.endpoints.length === 0) throw new Error('etcd store: at least one endpoint is required');
+    this.#client = new Etcd3({ hosts: opts.endpoints, dialTimeout: 5000 });
+    this.#mux = new WatchMux(this.#client);
+    this.#watchBufferLimit = opts.watchBufferLimit ?? 10_000;
+  }
+
+  /** etcd watches currently open on the shared stream. */
+  get activeEtcdWatches(): number {
+    return this.#mux.activeWatches;
+  }
+
+  get #kv() {
+    return this.#client.kv;
+  }
+
+  async create(key: string, obj: StoredObject, opts: { dryRun?: boolean } = {}): Promise<StoredObject> {
+    const data = encodeObject(obj);
+    const k = Buffer.from(key);
+    if (opts.dryRun) {
+      const existing = await this.#rangeOne(k, 0);
+      if (existing) throw new StorageError('KeyExists', key, `key exists: ${key}`);
+      return decodeObject(data, 0);
+    }
+    const res = await this.#kv.txn({
+      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+      success: [{ request_put: { key: k, value: data } }],
+      failure: [],
+    });
+    if (!res.succeeded) throw new StorageError('KeyExists', key, `key exists: ${key}`);
+    return decodeObject(data, Number(res.header.revision));
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    const minRv = parseResourceVersion(opts.resourceVersion);
+    const res = await this.#range({ key: Buffer.from(key), serializable: opts.resourceVersion === '0' });
+    this.#checkMinimum(minRv, Number(res.header.revision), key);
+    const kv = res.kvs[0];
+    if (!kv) throw new StorageError('NotFound', key, `key not found: ${key}`);
+    return decodeObject(kv.value, Number(kv.mod_revision));
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    if (!prefix.endsWith('/')) prefix += '/';
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const rangeEnd = prefixEnd(Buffer.from(prefix));
+    let key = Buffer.from(prefix);
+    let revision = 0;
+    let minRv = 0;
+    const paging = !!opts.continue;
+    let continueKey = '';
+    if (opts.continue) {
+      let decoded: { rv: number; startKey: string };
+      try {
+        decoded = decodeContinue(opts.continue, prefix);
+      } catch (e) {
+        throw new StorageError('InvalidContinue', prefix, (e as Error).message);
+      }
+      continueKey = decoded.startKey;
+      key = Buffer.from(decoded.startKey);
+      revision = decoded.rv > 0 ? decoded.rv : 0;
+    } else {
+      const rv = parseResourceVersion(opts.resourceVersion);
+      const match = opts.resourceVersionMatch ?? '';
+      if (opts.resourceVersion && rv > 0) {
+        if (match === 'Exact' || (match === '' && limit > 0)) revision = rv;
+        else minRv = rv;
+      }
+    }
+
+    const items: StoredObject[] = [];
+    const predicate = opts.predicate;
+    let batch = limit;
+    let last: IKeyValue | undefined;
+    let res: IRangeResponse;
+    for (;;) {
+      try {
+        res = await this.#range({ key, range_end: rangeEnd, limit: batch, revision, serializable: opts.resourceVersion === '0' && !revision });
+      } catch (e) {
+        if (isEtcdCompactedError(e)) {
+          if (paging) {
+            const err = resourceExpired(INCONSISTENT_CONTINUE);
+            throw Object.assign(err, { continueToken: encodeContinue(continueKey, prefix, -1) });
+          }
+          throw resourceExpired(EXPIRED_LIST);
+        }
+        throw e;
+      }
+      if (revision === 0) {
+        revision = Number(res.header.revision);
+        this.#checkMinimum(minRv, revision, prefix);
+      }
+      let consumed = 0;
+      for (const kv of res.kvs) {
+        last = kv;
+        consumed++;
+        const obj = decodeObject(kv.value, Number(kv.mod_revision));
+        if (predicate && !predicate(obj)) continue;
+        items.push(obj);
+        if (limit > 0 && items.length >= limit) break;
+      }
+      const full = limit > 0 && items.length >= limit;
+      if (!res.more || full || !last) {
+        const hasMore = consumed < res.kvs.length || res.more;
+        if (!hasMore || !last) return { items, resourceVersion: String(revision), continue: '' };
+        const out: ListResult = { items, resourceVersion: String(revision), continue: encodeContinue(`${last.key.toString()}\u0000`, prefix, revision) };
+        // etcd's count covers the whole range from this batch's first key: what we did not
+        // return is still to come. Selectors make it meaningless, so kube omits it then.
+        if (!opts.hasSelector) out.remainingItemCount = Number(res.count) - consumed;
+        return out;
+      }
+      // Filtered results fell short of the limit: read on from after the last key, at the same
+      // revision, with a growing batch (kube doubles it, up to 10,000).
+      key = Buffer.concat([last.key, Buffer.from([0])]);
+      if (batch > 0) batch = Math.min(batch * 2, 10_000);
+    }
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
+    const k = Buffer.from(key);
+    let state = await this.#rangeOne(k, 0);
+    for (;;) {
+      if (!state && !opts.ignoreNotFound) throw new StorageError('NotFound', key, `key not found: ${key}`);
+      const current = state ? decodeObject(state.data, state.modRevision) : undefined;
+      if (current) checkPreconditions(key, current, opts.preconditions);
+      const next = await tryUpdate(current);
+      const data = encodeObject(next);
+      if (state && data.equals(state.data)) {
+        // Nothing changed: kube skips the write and answers with the current object.
+        return current!;
+      }
+      if (opts.dryRun) return decodeObject(data, state?.modRevision ?? 0);
+      const res = await this.#kv.txn({
+        compare: [
+          state
+            ? { key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }
+            : { key: k, target: 'Create', result: 'Equal', create_revision: 0 },
+        ],
+        success: [{ request_put: { key: k, value: data } }],
+        failure: [{ request_range: { key: k } }],
+      });
+      if (res.succeeded) return decodeObject(data, Number(res.header.revision));
+      const kv = res.responses[0]?.response_range?.kvs[0];
+      state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
+    }
+  }
+
+  async delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
+    const k = Buffer.from(key);
+    let state = await this.#rangeOne(k, 0);
+    for (;;) {
+      if (!state) throw new StorageError('NotFound', key, `key not found: ${key}`);
+      const current = decodeObject(state.data, state.modRevision);
+      checkPreconditions(key, current, opts.preconditions);
+      if (opts.validateDeletion) await opts.validateDeletion(current);
+      if (opts.dryRun) return current;
+      const res = await this.#kv.txn({
+        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }],
+        success: [{ request_delete_range: { key: k } }],
+        failure: [{ request_range: { key: k } }],
+      });
+      if (res.succeeded) return current;
+      const kv = res.responses[0]?.response_range?.kvs[0];
+      state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
+    }
+  }
+
+  async watch(keyOrPrefix: string, opts: WatchOptions = {}): Promise<Watcher> {
+    const key = Buffer.from(keyOrPrefix);
+    const rangeEnd = opts.exactKey ? undefined : prefixEnd(key);
+    const requested = parseResourceVersion(opts.resourceVersion);
+    const predicate = opts.predicate;
+    let raw: { cancel(): void } | undefined;
+    const watcher = new QueueWatcher(this.#watchBufferLimit, () => raw?.cancel());
+    let startRevision: number;
+    if (requested === 0) {
+      // Get state and start at most recent: synthetic ADDED events, then changes after the list.
+      const res = await this.#range({ key, ...(rangeEnd ? { range_end: rangeEnd } : {}) });
+      for (const kv of res.kvs) {
+        const obj = decodeObject(kv.value, Number(kv.mod_revision));
+        if (!predicate || predicate(obj)) watcher.push({ type: 'ADDED', object: obj });
+      }
+      startRevision = Number(res.header.revision) + 1;
+    } else {
+      startRevision = requested + 1;
+    }
+    raw = await this.#mux.watch(key, rangeEnd, startRevision, {
+      onEvents: (events) => {
+        for (const ev of events) {
+          const out = translateEvent(ev, predicate);
+          if (out) watcher.push(out);
+        }
+      },
+      onCancel: ({ compactRevision, message }) => {
+        if (compactRevision > 0) {
+          const status = resourceExpired(`too old resource version: ${requested} (${compactRevision})`).toStatus();
+          watcher.push({ type: 'ERROR', object: status as unknown as StoredObject });
+        } else if (!watcher.ended) {
+          watcher.push({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 } as unknown as StoredObject });
+        }
+        watcher.end();
+      },
+    });
+    return watcher;
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.#kv.range({ key: Buffer.from('\u0000plinth-revision-probe'), count_only: true });
+    return Number(res.header.revision);
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.#kv.compact({ revision, physical: false });
+  }
+
+  /** Asks the watch stream for etcd's current revision (a progress notification). */
+  requestProgress(): Promise<number> {
+    return this.#mux.requestProgress();
+  }
+
+  async close(): Promise<void> {
+    this.#mux.close();
+    this.#client.close();
+  }
+
+  async #range(req: Parameters<Etcd3['kv']['range']>[0]): Promise<IRangeResponse> {
+    try {
+      return await this.#kv.range(req);
+    } catch (e) {
+      if (isEtcdFutureRevError(e)) {
+        const current = await this.currentRevision();
+        throw new StorageError('ResourceVersionTooLarge', req.key?.toString() ?? '', 'Too large resource version', current);
+      }
+      throw e;
+    }
+  }
+
+  async #rangeOne(key: Buffer, revision: number): Promise<RawState | undefined> {
+    const res = await this.#range({ key, revision });
+    const kv = res.kvs[0];
+    return kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
+  }
+
+  #checkMinimum(minRv: number, current: number, key: string): void {
+    if (minRv > current) {
+      throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, current);
+    }
+  }
+}
+
+function checkPreconditions(key: string, current: StoredObject, pre: Preconditions | undefined): void {
+  if (!pre) return;
+  if (pre.uid && pre.uid !== current.metadata.uid) {
+    throw new StorageError('Conflict', key, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
+  }
+  if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+    throw new StorageError(
+      'Conflict',
+      key,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+    );
+  }
+}
+
+/** etcd event → API watch event, applying the predicate to old and new state. */
+function translateEvent(ev: IEvent, predicate: ((o: StoredObject) => boolean) | undefined): WatchEvent | undefined {
+  const rev = Number(ev.kv.mod_revision);
+  if (ev.type === 'Delete') {
+    if (!ev.prev_kv) return undefined;
+    const prev = decodeObject(ev.prev_kv.value, rev);
+    return !predicate || predicate(prev) ? { type: 'DELETED', object: prev } : undefined;
+  }
+  const cur = decodeObject(ev.kv.value, rev);
+  const created = !ev.prev_kv || ev.kv.create_revision === ev.kv.mod_revision;
+  if (!predicate) return { type: created ? 'ADDED' : 'MODIFIED', object: cur };
+  const curOk = predicate(cur);
+  const prevOk = !created && ev.prev_kv ? predicate(decodeObject(ev.prev_kv.value, Number(ev.prev_kv.mod_revision))) : false;
+  if (curOk && prevOk) return { type: 'MODIFIED', object: cur };
+  if (curOk) return { type: 'ADDED', object: cur };
+  if (prevOk) return { type: 'DELETED', object: cur };
+  return undefined;
+}

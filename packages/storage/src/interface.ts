@@ -1,0 +1,114 @@
+/**
+ * The versioned store plinth's registry works against (kube's `storage.Interface`). Objects are
+ * decoded JSON; `metadata.resourceVersion` is always the etcd `mod_revision` of the key (of a
+ * list: the revision the list was read at). Versions are never invented.
+ */
+import type { StoredObject } from '@plinth/api';
+
+/** Filters list and watch results (label/field selectors). */
+export type Predicate = (obj: StoredObject) => boolean;
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export type ResourceVersionMatch = '' | 'Exact' | 'NotOlderThan';
+
+export interface GetOptions {
+  /** '' (most recent, quorum read), '0' (any), or N (not older than N). */
+  resourceVersion?: string;
+}
+
+export interface ListOptions {
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  /** Maximum items to return; 0 or unset for all. */
+  limit?: number;
+  /** An opaque continue token from a previous page. */
+  continue?: string;
+  predicate?: Predicate;
+  /** Whether a predicate is a real selector (remainingItemCount is then omitted). */
+  hasSelector?: boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The revision the list was read at, as a resourceVersion string. */
+  resourceVersion: string;
+  /** Token for the next page, or '' at the end. */
+  continue: string;
+  /** Items after this page, when known and no selector was given. */
+  remainingItemCount?: number;
+}
+
+/**
+ * Computes the new state of an object from its current state. `current` is undefined when the key
+ * does not exist (only when the caller allowed create). Throw to abort; return `current` itself to
+ * make no write.
+ */
+export type UpdateFunc = (current: StoredObject | undefined) => StoredObject | Promise<StoredObject>;
+
+export interface UpdateOptions {
+  preconditions?: Preconditions;
+  /** Call tryUpdate with `undefined` instead of failing with NotFound (create on update). */
+  ignoreNotFound?: boolean;
+  /** Run tryUpdate and return the result without writing. */
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions {
+  preconditions?: Preconditions;
+  /** Runs against the current object before the delete (e.g. admission); throw to refuse. */
+  validateDeletion?: (current: StoredObject) => void | Promise<void>;
+  dryRun?: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: StoredObject;
+}
+
+export interface WatchOptions {
+  /** '' or '0': synthetic ADDED for current state, then changes; N: changes after N. */
+  resourceVersion?: string;
+  predicate?: Predicate;
+  /** Only this one key (a watch on a single object). */
+  exactKey?: boolean;
+}
+
+/** A running watch. Events arrive through `next()`; `stop()` ends it and its etcd watch. */
+export interface Watcher {
+  /** Resolves with the next event, or undefined once the watch has ended. */
+  next(): Promise<WatchEvent | undefined>;
+  stop(): void;
+}
+
+export interface Store {
+  /**
+   * Creates `obj` at `key` when no object is there (txn on create_revision == 0).
+   * Throws KeyExists when the key is taken. Returns the stored object with its resourceVersion.
+   */
+  create(key: string, obj: StoredObject, opts?: { dryRun?: boolean }): Promise<StoredObject>;
+  /** Reads one object. Throws NotFound when absent, Compacted/TooLarge per resourceVersion. */
+  get(key: string, opts?: GetOptions): Promise<StoredObject>;
+  /** Lists objects under a key prefix (which must end in '/'), paged and filtered. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /**
+   * Read-modify-write with optimistic concurrency: reads the current object, runs tryUpdate and
+   * writes with a txn on mod_revision; on a lost race it re-reads and runs tryUpdate again.
+   * NotFound when absent (unless ignoreNotFound); Conflict when preconditions fail.
+   */
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<StoredObject>;
+  /** Deletes the object at key and returns its last state. NotFound when absent. */
+  delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;
+  /** Watches a key prefix (or one key with exactKey). Throws Compacted when too old. */
+  watch(keyOrPrefix: string, opts?: WatchOptions): Promise<Watcher>;
+  /** etcd's current revision, read with a cheap count-only range. */
+  currentRevision(): Promise<number>;
+  /** Compacts etcd history up to `revision`. */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
