@@ -22,6 +22,8 @@ interface Registration {
   handlers: RawWatchHandlers;
   watchId: string | undefined;
   cancelled: boolean;
+  /** Resolves once etcd has confirmed the watch (first creation only). */
+  onCreated?: () => void;
 }
 
 export interface RawWatch {
@@ -50,7 +52,11 @@ export class WatchMux {
   async watch(key: Buffer, rangeEnd: Buffer | undefined, startRevision: number, handlers: RawWatchHandlers): Promise<RawWatch> {
     const reg: Registration = { key, rangeEnd, nextRevision: startRevision, prevKv: true, handlers, watchId: undefined, cancelled: false };
     const stream = await this.#ensureStream();
+    const created = new Promise<void>((resolve) => {
+      reg.onCreated = resolve;
+    });
     this.#sendCreate(stream, reg);
+    await created;
     return {
       cancel: () => {
         if (reg.cancelled) return;
@@ -116,6 +122,8 @@ export class WatchMux {
       const reg = this.#pending.shift();
       if (!reg) return;
       reg.watchId = res.watch_id;
+      reg.onCreated?.();
+      delete reg.onCreated;
       if (reg.cancelled) {
         this.#write({ cancel_request: { watch_id: res.watch_id } });
         return;
@@ -158,6 +166,7 @@ export class WatchMux {
     this.#byId.clear();
     if (this.#closed) {
       for (const r of live) {
+        r.onCreated?.();
         r.cancelled = true;
         r.handlers.onCancel({ compactRevision: 0, message: 'store closed' });
       }

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFlags, parseDuration, FlagError } from './flags.js';
+
+test('defaults follow kube-apiserver and the embedded mode', () => {
+  const o = parseFlags([]);
+  assert.equal(o.securePort, 6443);
+  assert.equal(o.bindAddress, '0.0.0.0');
+  assert.deepEqual(o.etcdServers, []);
+  assert.equal(o.etcdPrefix, '/registry');
+  assert.equal(o.dataDir, './data');
+  assert.equal(o.watchCache, true);
+  assert.equal(o.etcdCompactionInterval, 5 * 60_000);
+});
+
+test('both pflag forms, bare booleans and -v', () => {
+  const o = parseFlags(['--secure-port', '7443', '--etcd-servers=http://a:2379,http://b:2379', '--watch-cache=false', '-v=4', '--help']);
+  assert.equal(o.securePort, 7443);
+  assert.deepEqual(o.etcdServers, ['http://a:2379', 'http://b:2379']);
+  assert.equal(o.watchCache, false);
+  assert.equal(o.verbosity, 4);
+  assert.equal(o.help, true);
+  assert.equal(parseFlags(['--v', '2']).verbosity, 2);
+});
+
+test('unknown flags and bad values fail with a clear message', () => {
+  assert.throws(() => parseFlags(['--nope']), (e) => e instanceof FlagError && e.message === 'unknown flag: --nope');
+  assert.throws(() => parseFlags(['--secure-port=abc']), /invalid argument "abc" for "--secure-port" flag/);
+  assert.throws(() => parseFlags(['--secure-port=70000']), /valid port number/);
+  assert.throws(() => parseFlags(['--bind-address=not-an-ip']), /failed to parse IP/);
+  assert.throws(() => parseFlags(['--etcd-servers=localhost2379']), /not a URL/);
+  assert.throws(() => parseFlags(['--etcd-compaction-interval=5x']), /invalid duration/);
+  assert.throws(() => parseFlags(['--tls-cert-file=a.crt']), /must be given together/);
+  assert.throws(() => parseFlags(['--secure-port']), /flag needs an argument/);
+  assert.throws(() => parseFlags(['serve']), /unexpected argument/);
+});
+
+test('Go durations', () => {
+  assert.equal(parseDuration('5m'), 300_000);
+  assert.equal(parseDuration('1h30m'), 5_400_000);
+  assert.equal(parseDuration('250ms'), 250);
+  assert.equal(parseDuration('0'), 0);
+  assert.throws(() => parseDuration('10'));
+});

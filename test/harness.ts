@@ -1,0 +1,258 @@
+/**
+ * Test harness: a real etcd on free loopback ports, plinth in-process or as its real executable,
+ * and a small HTTPS client that speaks to it with the admin token. Everything cleans up after itself.
+ */
+import { mkdtempSync, rmSync, existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as httpsRequest } from 'node:https';
+import { startEmbeddedEtcd, type EmbeddedEtcd } from '@plinth/storage';
+import { startServer, parseFlags, createLogger, type RunningServer } from '@plinth/apiserver';
+import { parse as parseYaml } from 'yaml';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserver');
+
+export function tempDir(prefix = 'plinth-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestEtcd {
+  endpoint: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestEtcd(): Promise<TestEtcd> {
+  const dir = tempDir('plinth-etcd-');
+  const etcd: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: dir });
+  return {
+    endpoint: etcd.endpoint,
+    dir,
+    async stop() {
+      await etcd.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Response {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  raw: Buffer;
+  /** The body parsed as JSON (undefined when it is not JSON). */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body bytes (sent as is). */
+  rawBody?: Buffer | string;
+  headers?: Record<string, string>;
+  /** Token to send; null sends none. Default: the admin token. */
+  token?: string | null;
+}
+
+export class TestClient {
+  readonly #agent: Agent;
+  readonly base: string;
+  readonly token: string;
+
+  constructor(base: string, caPem: string, token: string) {
+    this.base = base;
+    this.token = token;
+    this.#agent = new Agent({ ca: caPem, keepAlive: true, maxSockets: 64 });
+  }
+
+  static fromKubeconfig(path: string): TestClient {
+    const kc = parseYaml(readFileSync(path, 'utf8')) as {
+      clusters: Array<{ cluster: { server: string; 'certificate-authority-data': string } }>;
+      users: Array<{ user: { token: string } }>;
+    };
+    const cluster = kc.clusters[0]!.cluster;
+    return new TestClient(cluster.server, Buffer.from(cluster['certificate-authority-data'], 'base64').toString(), kc.users[0]!.user.token);
+  }
+
+  request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const token = opts.token === undefined ? this.token : opts.token;
+    if (token) headers['authorization'] = `Bearer ${token}`;
+    let payload: Buffer | undefined;
+    if (opts.rawBody !== undefined) payload = Buffer.isBuffer(opts.rawBody) ? opts.rawBody : Buffer.from(opts.rawBody);
+    else if (opts.body !== undefined) payload = Buffer.from(JSON.stringify(opts.body));
+    if (payload && !headers['content-type']) headers['content-type'] = 'application/json';
+    if (payload) headers['content-length'] = String(payload.length);
+    return new Promise((resolveReq, reject) => {
+      const req = httpsRequest(new URL(path, this.base), { method, headers, agent: this.#agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          let body: unknown;
+          try {
+            body = JSON.parse(raw.toString('utf8'));
+          } catch {
+            body = undefined;
+          }
+          resolveReq({ status: res.statusCode ?? 0, headers: res.headers, raw, body });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  get = (path: string, opts?: RequestOptions): Promise<Response> => this.request('GET', path, opts);
+  post = (path: string, body: unknown, opts?: RequestOptions): Promise<Response> => this.request('POST', path, { ...opts, body });
+  put = (path: string, body: unknown, opts?: RequestOptions): Promise<Response> => this.request('PUT', path, { ...opts, body });
+  delete = (path: string, opts?: RequestOptions): Promise<Response> => this.request('DELETE', path, opts);
+
+  /**
+   * Opens a watch and collects events until `until` returns true for the events so far, or the
+   * timeout passes. Resolves with the events.
+   */
+  watch(path: string, until: (events: any[]) => boolean, timeoutMs = 10_000): Promise<{ status: number; events: any[] }> {
+    return new Promise((resolveW, reject) => {
+      const req = httpsRequest(new URL(path, this.base), { method: 'GET', headers: { authorization: `Bearer ${this.token}` }, agent: this.#agent }, (res) => {
+        const events: any[] = [];
+        let buf = '';
+        const finish = (): void => {
+          clearTimeout(timer);
+          req.destroy();
+          resolveW({ status: res.statusCode ?? 0, events });
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (line) events.push(JSON.parse(line));
+          }
+          if (until(events)) finish();
+        });
+        res.on('end', finish);
+      });
+      req.on('error', (e) => {
+        if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(e);
+      });
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+export interface InProcessPlinth {
+  server: RunningServer;
+  client: TestClient;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** plinth in this process, on a free port, against the given etcd (or an embedded one). */
+export async function startInProcess(opts: { etcd?: TestEtcd; args?: string[] } = {}): Promise<InProcessPlinth> {
+  const dataDir = tempDir('plinth-data-');
+  const args = ['--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, ...(opts.args ?? [])];
+  if (opts.etcd) args.push(`--etcd-servers=${opts.etcd.endpoint}`);
+  const server = await startServer(parseFlags(args), createLogger(-1, { write: () => true } as unknown as NodeJS.WritableStream));
+  const client = TestClient.fromKubeconfig(server.kubeconfigPath);
+  return {
+    server,
+    client,
+    dataDir,
+    async stop() {
+      client.close();
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PlinthProcess {
+  child: ChildProcess;
+  dataDir: string;
+  kubeconfig: string;
+  client: TestClient;
+  /** The process's output so far (stdout and stderr). */
+  output(): string;
+  /** Sends SIGTERM and waits for the exit; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The real executable, as `make run` starts it, on a free port in `dataDir`. */
+export async function startProcess(dataDir: string, extraArgs: string[] = []): Promise<PlinthProcess> {
+  const kubeconfig = join(dataDir, 'admin.kubeconfig');
+  if (existsSync(kubeconfig)) unlinkSync(kubeconfig);
+  const child = spawn(process.execPath, [EXECUTABLE, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 30_000;
+  let client: TestClient | undefined;
+  while (!client) {
+    if (child.exitCode !== null) throw new Error(`plinth exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`plinth did not become ready:\n${out}`);
+    }
+    if (existsSync(kubeconfig)) {
+      const c = TestClient.fromKubeconfig(kubeconfig);
+      try {
+        if ((await c.get('/readyz')).status === 200) client = c;
+        else c.close();
+      } catch {
+        c.close();
+      }
+    }
+    if (!client) await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    dataDir,
+    kubeconfig,
+    client,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      client!.close();
+      if (child.exitCode === null) child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value or the timeout passes. */
+export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The kubectl to use: $KUBECTL, then .tools/bin/kubectl (from `make tools`), then PATH. */
+export function kubectlPath(): string {
+  if (process.env['KUBECTL']) return process.env['KUBECTL'];
+  const local = join(REPO_ROOT, '.tools/bin/kubectl');
+  return existsSync(local) ? local : 'kubectl';
+}

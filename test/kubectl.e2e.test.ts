@@ -1,0 +1,101 @@
+/**
+ * End-to-end with the real kubectl against the real executable (as `make run` starts it):
+ * the core issue's acceptance flow, including a restart that keeps the data.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { kubectlPath, startProcess, tempDir, eventually, type PlinthProcess } from './harness.js';
+
+let dataDir: string;
+let plinth: PlinthProcess;
+
+function kubectl(...args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(kubectlPath(), ['--kubeconfig', plinth.kubeconfig, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ok(...args: string[]): string {
+  const r = kubectl(...args);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}\n--- server log ---\n${plinth.output().slice(-2000)}`);
+  return r.stdout;
+}
+
+before(async () => {
+  dataDir = tempDir('plinth-e2e-');
+  plinth = await startProcess(dataDir);
+});
+
+after(async () => {
+  await plinth?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('kubectl version reports the server', () => {
+  assert.match(ok('version'), /Server Version: v1\.24\./);
+});
+
+test('kubectl api-resources lists the served resources', () => {
+  const out = ok('api-resources');
+  assert.match(out, /^serviceaccounts\s+sa\s+v1\s+true\s+ServiceAccount$/m);
+  assert.match(out, /^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
+  assert.match(out, /^clusterrolebindings\s+rbac\.authorization\.k8s\.io\/v1\s+false\s+ClusterRoleBinding$/m);
+});
+
+test('namespace, service account and cluster role binding lifecycle; data survives a restart', async () => {
+  ok('create', 'namespace', 'e2e');
+  ok('-n', 'e2e', 'create', 'serviceaccount', 'robot');
+  const sa = JSON.parse(ok('-n', 'e2e', 'get', 'sa', 'robot', '-o', 'json'));
+  assert.equal(sa.kind, 'ServiceAccount');
+  assert.equal(sa.metadata.namespace, 'e2e');
+  assert.match(sa.metadata.uid, /^[0-9a-f-]{36}$/);
+  assert.match(ok('-n', 'e2e', 'get', 'sa'), /^robot\s/m);
+
+  ok('create', 'clusterrolebinding', 'alice-view', '--clusterrole=view', '--user=alice');
+  const crb = parseYaml(ok('get', 'clusterrolebinding', 'alice-view', '-o', 'yaml'));
+  assert.deepEqual(crb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' });
+  assert.deepEqual(crb.subjects, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }]);
+
+  // Restart: same data dir, so the same embedded etcd data.
+  await plinth.stop();
+  plinth = await startProcess(dataDir);
+  const again = JSON.parse(ok('-n', 'e2e', 'get', 'sa', 'robot', '-o', 'json'));
+  assert.equal(again.metadata.uid, sa.metadata.uid);
+  assert.equal(parseYaml(ok('get', 'clusterrolebinding', 'alice-view', '-o', 'yaml')).metadata.uid, crb.metadata.uid);
+
+  assert.match(ok('-n', 'e2e', 'delete', 'sa', 'robot'), /serviceaccount "robot" deleted/);
+  assert.notEqual(kubectl('-n', 'e2e', 'get', 'sa', 'robot').code, 0);
+  assert.match(ok('delete', 'clusterrolebinding', 'alice-view'), /clusterrolebinding.rbac.authorization.k8s.io "alice-view" deleted/);
+  assert.match(kubectl('get', 'clusterrolebinding', 'alice-view').stderr, /NotFound|not found/);
+  assert.match(ok('delete', 'namespace', 'e2e'), /namespace "e2e" deleted/);
+  await eventually(async () => kubectl('get', 'namespace', 'e2e').code !== 0, 20_000, 'namespace e2e to go');
+});
+
+test('kubectl errors carry the server Status', () => {
+  const r = kubectl('create', 'serviceaccount', 'Bad_Name', '-n', 'default');
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /is invalid: metadata\.name: Invalid value: "Bad_Name"/);
+  const dup = kubectl('create', 'namespace', 'default');
+  assert.match(dup.stderr, /AlreadyExists|already exists/);
+});
+
+test('SIGTERM stops plinth and its embedded etcd cleanly', async () => {
+  const code = await plinth.stop('SIGTERM');
+  assert.equal(code, 0);
+  // The embedded etcd's client port is closed once plinth has exited.
+  const { readFileSync } = await import('node:fs');
+  const { client } = JSON.parse(readFileSync(`${dataDir}/etcd/plinth-ports.json`, 'utf8')) as { client: number };
+  const { createConnection } = await import('node:net');
+  const refused = await new Promise<boolean>((resolve) => {
+    const s = createConnection({ host: '127.0.0.1', port: client });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(true));
+  });
+  assert.equal(refused, true);
+  plinth = await startProcess(dataDir); // for `after`
+});

@@ -1,0 +1,150 @@
+/**
+ * The storage interface against a real etcd: key layout, resourceVersion = mod_revision,
+ * optimistic concurrency, paging, watch and compaction.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Etcd3 } from 'etcd3';
+import { EtcdStore, isStorageError } from '@plinth/storage';
+import type { StoredObject, StoredObject as ApiObject } from '@plinth/api';
+import { startTestEtcd, type TestEtcd } from './harness.js';
+
+let etcd: TestEtcd;
+let store: EtcdStore;
+let raw: Etcd3;
+
+before(async () => {
+  etcd = await startTestEtcd();
+  store = new EtcdStore({ endpoints: [etcd.endpoint] });
+  raw = new Etcd3({ hosts: [etcd.endpoint] });
+});
+
+after(async () => {
+  raw.close();
+  await store.close();
+  await etcd.stop();
+});
+
+const obj = (name: string, extra: Record<string, unknown> = {}): ApiObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'ns' }, ...extra });
+
+test('create stores JSON at the key without resourceVersion, which is the mod_revision', async () => {
+  const created = await store.create('/registry/serviceaccounts/ns/a', obj('a'));
+  const kv = await raw.get('/registry/serviceaccounts/ns/a').exec();
+  const stored = JSON.parse(kv.kvs[0]!.value.toString());
+  assert.equal(stored.metadata.resourceVersion, undefined);
+  assert.equal(created.metadata.resourceVersion, kv.kvs[0]!.mod_revision);
+  const got = await store.get('/registry/serviceaccounts/ns/a');
+  assert.equal(got.metadata.resourceVersion, kv.kvs[0]!.mod_revision);
+  await assert.rejects(store.create('/registry/serviceaccounts/ns/a', obj('a')), (e) => isStorageError(e, 'KeyExists'));
+});
+
+test('get of a missing key is NotFound; a future resourceVersion is ResourceVersionTooLarge', async () => {
+  await assert.rejects(store.get('/registry/serviceaccounts/ns/missing'), (e) => isStorageError(e, 'NotFound'));
+  const rev = await store.currentRevision();
+  await store.create('/registry/serviceaccounts/ns/future', obj('future'));
+  await assert.rejects(store.get('/registry/serviceaccounts/ns/future', { resourceVersion: String(rev + 1000) }), (e) => isStorageError(e, 'ResourceVersionTooLarge'));
+});
+
+test('guaranteedUpdate retries on a lost race and checks preconditions', async () => {
+  await store.create('/registry/serviceaccounts/ns/u', obj('u', { n: 0 }));
+  // 20 concurrent increments: each must land exactly once.
+  await Promise.all(
+    Array.from({ length: 20 }, () =>
+      store.guaranteedUpdate('/registry/serviceaccounts/ns/u', (cur) => ({ ...cur!, n: (cur!['n'] as number) + 1 })),
+    ),
+  );
+  const got = await store.get('/registry/serviceaccounts/ns/u');
+  assert.equal(got['n'], 20);
+  await assert.rejects(
+    store.guaranteedUpdate('/registry/serviceaccounts/ns/u', (cur) => cur!, { preconditions: { resourceVersion: '1' } }),
+    (e) => isStorageError(e, 'Conflict'),
+  );
+  await assert.rejects(store.guaranteedUpdate('/registry/serviceaccounts/ns/none', (cur) => cur!), (e) => isStorageError(e, 'NotFound'));
+});
+
+test('an unchanged update writes nothing', async () => {
+  const created = await store.create('/registry/serviceaccounts/ns/same', obj('same'));
+  const out = await store.guaranteedUpdate('/registry/serviceaccounts/ns/same', (cur) => cur!);
+  assert.equal(out.metadata.resourceVersion, created.metadata.resourceVersion);
+});
+
+test('delete returns the last state; dry-run deletes nothing', async () => {
+  await store.create('/registry/serviceaccounts/ns/d', obj('d'));
+  await store.delete('/registry/serviceaccounts/ns/d', { dryRun: true });
+  await store.get('/registry/serviceaccounts/ns/d');
+  const last = await store.delete('/registry/serviceaccounts/ns/d');
+  assert.equal(last.metadata.name, 'd');
+  await assert.rejects(store.get('/registry/serviceaccounts/ns/d'), (e) => isStorageError(e, 'NotFound'));
+});
+
+test('paging reads one revision across pages, with remainingItemCount', async () => {
+  for (let i = 0; i < 7; i++) await store.create(`/registry/secrets/p/s${i}`, obj(`s${i}`));
+  const first = await store.list('/registry/secrets/p/', { limit: 3 });
+  assert.equal(first.items.length, 3);
+  assert.equal(first.remainingItemCount, 4);
+  assert.ok(first.continue);
+  // a write between pages is not seen by the next pages
+  await store.create('/registry/secrets/p/s99', obj('s99'));
+  const names = first.items.map((i: StoredObject) => i.metadata.name);
+  let cont = first.continue;
+  while (cont) {
+    const page = await store.list('/registry/secrets/p/', { limit: 3, continue: cont });
+    assert.equal(page.resourceVersion, first.resourceVersion);
+    names.push(...page.items.map((i: StoredObject) => i.metadata.name));
+    cont = page.continue;
+    if (!cont) assert.equal(page.remainingItemCount, undefined);
+  }
+  assert.deepEqual(names, ['s0', 's1', 's2', 's3', 's4', 's5', 's6']);
+});
+
+test('a predicate filters and still fills pages', async () => {
+  for (let i = 0; i < 10; i++) await store.create(`/registry/secrets/f/x${i}`, obj(`x${i}`, { even: i % 2 === 0 }));
+  const page = await store.list('/registry/secrets/f/', { limit: 2, predicate: (o) => o['even'] === true, hasSelector: true });
+  assert.deepEqual(page.items.map((i) => i.metadata.name), ['x0', 'x2']);
+  assert.equal(page.remainingItemCount, undefined);
+  const rest = await store.list('/registry/secrets/f/', { limit: 10, continue: page.continue, predicate: (o) => o['even'] === true });
+  assert.deepEqual(rest.items.map((i) => i.metadata.name), ['x4', 'x6', 'x8']);
+});
+
+test('watch delivers ADDED, MODIFIED, DELETED in order, with the deleted object', async () => {
+  const start = await store.currentRevision();
+  const w = await store.watch('/registry/configmaps/w/', { resourceVersion: String(start) });
+  await store.create('/registry/configmaps/w/a', obj('a'));
+  await store.guaranteedUpdate('/registry/configmaps/w/a', (cur) => ({ ...cur!, v: 2 }));
+  await store.delete('/registry/configmaps/w/a');
+  const types = [];
+  for (let i = 0; i < 3; i++) {
+    const e = await w.next();
+    types.push([e!.type, e!.object['v'] ?? null]);
+  }
+  w.stop();
+  assert.deepEqual(types, [
+    ['ADDED', null],
+    ['MODIFIED', 2],
+    ['DELETED', 2],
+  ]);
+  assert.equal(await w.next(), undefined);
+});
+
+test('after compaction: Exact list and continue tokens are 410, a watch gets an ERROR event', async () => {
+  for (let i = 0; i < 4; i++) await store.create(`/registry/roles/c/r${i}`, obj(`r${i}`));
+  const page = await store.list('/registry/roles/c/', { limit: 2 });
+  const old = Number(page.resourceVersion);
+  await store.create('/registry/roles/c/later', obj('later'));
+  await store.create('/registry/roles/c/later2', obj('later2'));
+  await store.compact(await store.currentRevision());
+  await assert.rejects(store.list('/registry/roles/c/', { limit: 2, continue: page.continue }), (e: { code?: number; reason?: string }) => e.code === 410 && e.reason === 'Expired');
+  await assert.rejects(store.list('/registry/roles/c/', { resourceVersion: String(old), resourceVersionMatch: 'Exact' }), (e: { code?: number }) => e.code === 410);
+  const w = await store.watch('/registry/roles/c/', { resourceVersion: String(old) });
+  const e = await w.next();
+  assert.equal(e!.type, 'ERROR');
+  assert.equal((e!.object as unknown as { code: number }).code, 410);
+  assert.match((e!.object as unknown as { message: string }).message, new RegExp(`^too old resource version: ${old} \\(\\d+\\)$`));
+  assert.equal(await w.next(), undefined);
+});
+
+test('watches share one etcd watch stream and are released on stop', async () => {
+  const watchers = await Promise.all(Array.from({ length: 5 }, () => store.watch('/registry/namespaces/', { resourceVersion: String(1) })));
+  assert.ok(store.activeEtcdWatches >= 5);
+  for (const w of watchers) w.stop();
+});
