@@ -4,7 +4,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestEtcd, startInProcess, type TestEtcd, type InProcessPlinth, type TestClient, type Response } from './harness.js';
+import { startTestEtcd, startInProcess, eventually, type TestEtcd, type InProcessPlinth, type TestClient, type Response } from './harness.js';
 
 const NS = 'errors-test';
 const SA = `/api/v1/namespaces/${NS}/serviceaccounts`;
@@ -72,6 +72,8 @@ before(async () => {
   plinth = await startInProcess({ etcd });
   c = plinth.client;
   assert.equal((await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+  // The namespace's `default` ServiceAccount arrives asynchronously; wait so snapshots are stable.
+  await eventually(async () => (await c.get(`${SA}/default`)).status === 200, 15_000, 'default serviceaccount');
   assert.equal((await c.post(SA, sa('existing'))).status, 201);
   assert.equal((await c.post(CRB, crb('existing'))).status, 201);
 });
@@ -124,7 +126,7 @@ describe('malformed bodies', () => {
   it('a 4 MiB body is 413 RequestEntityTooLarge', async () => {
     const big = { ...sa('huge'), metadata: { name: 'huge', annotations: { a: 'x'.repeat(4 * 1024 * 1024) } } };
     await unchanged(async () => {
-      expectStatus(await c.post(SA, big), 413, 'RequestEntityTooLarge');
+      expectStatus(await c.post(SA, big), 413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
     });
     await absent(`${SA}/huge`);
   });
@@ -154,6 +156,9 @@ describe('invalid names', () => {
         const res = await c.post(path, body(name));
         expectStatus(res, 422, 'Invalid');
         assert.equal(res.body.details?.causes?.[0]?.field, 'metadata.name');
+        assert.equal(res.body.details?.name, name);
+        assert.equal(res.body.details?.kind, (body(name) as { kind: string }).kind);
+        assert.ok(res.body.message.startsWith(`${path === SA ? 'ServiceAccount' : 'ClusterRoleBinding.rbac.authorization.k8s.io'} "${name}" is invalid: metadata.name: Invalid value:`), res.body.message);
       });
     });
   }
@@ -161,7 +166,7 @@ describe('invalid names', () => {
 
 describe('paths and methods', () => {
   it('an unknown resource is 404 NotFound', async () => {
-    expectStatus(await c.get('/api/v1/foos'), 404, 'NotFound');
+    expectStatus(await c.get('/api/v1/foos'), 404, 'NotFound', 'the server could not find the requested resource');
     await unchanged(async () => expectStatus(await c.post('/api/v1/foos', { kind: 'Foo' }), 404, 'NotFound'));
   });
 
@@ -170,7 +175,9 @@ describe('paths and methods', () => {
   });
 
   it('POST to a single object URL is 405 MethodNotAllowed', async () => {
-    await unchanged(async () => expectStatus(await c.post(`${SA}/existing`, sa('existing')), 405, 'MethodNotAllowed'));
+    await unchanged(async () =>
+      expectStatus(await c.post(`${SA}/existing`, sa('existing')), 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'),
+    );
   });
 
   it('deletecollection on namespaces is 405', async () => {
@@ -196,11 +203,41 @@ describe('namespace and name mismatches', () => {
   it('PUT with a different name in the body than the URL is 400', async () => {
     const cur = (await c.get(`${SA}/existing`)).body;
     await unchanged(async () => {
-      expectStatus(await c.put(`${SA}/existing`, { ...cur, metadata: { ...cur.metadata, name: 'other' } }), 400, 'BadRequest');
+      expectStatus(
+        await c.put(`${SA}/existing`, { ...cur, metadata: { ...cur.metadata, name: 'other' } }),
+        400,
+        'BadRequest',
+        'the name of the object (other) does not match the name on the URL (existing)',
+      );
       expectStatus(await c.put(`${CRB}/existing`, crb('other')), 400, 'BadRequest');
     });
     await absent(`${SA}/other`);
     await absent(`${CRB}/other`);
+  });
+
+  it('PUT with an empty name in the body is 400 (kube checkName: the name is undeterminable)', async () => {
+    const cur = (await c.get(`${SA}/existing`)).body;
+    await unchanged(async () => {
+      expectStatus(
+        await c.put(`${SA}/existing`, { ...cur, metadata: { ...cur.metadata, name: '', labels: { changed: 'yes' } } }),
+        400,
+        'BadRequest',
+        'the name of the object (existing based on URL) was undeterminable: name must be provided',
+      );
+    });
+  });
+
+  it('PUT with a body namespace different from the URL is 400', async () => {
+    const cur = (await c.get(`${SA}/existing`)).body;
+    await unchanged(async () => {
+      expectStatus(
+        await c.put(`${SA}/existing`, { ...cur, metadata: { ...cur.metadata, namespace: 'default' } }),
+        400,
+        'BadRequest',
+        `the namespace of the object (default) does not match the namespace on the request (${NS})`,
+      );
+    });
+    await absent('/api/v1/namespaces/default/serviceaccounts/existing');
   });
 
   it('creating in a missing namespace is 404', async () => {
@@ -213,7 +250,7 @@ describe('namespace and name mismatches', () => {
 
 describe('authentication', () => {
   it('missing credentials are 401 Unauthorized', async () => {
-    expectStatus(await c.get(SA, { token: null }), 401, 'Unauthorized');
+    expectStatus(await c.get(SA, { token: null }), 401, 'Unauthorized', 'Unauthorized');
     await unchanged(async () => expectStatus(await c.post(SA, sa('anon'), { token: null }), 401, 'Unauthorized'));
     await absent(`${SA}/anon`);
   });
@@ -244,7 +281,9 @@ describe('content negotiation', () => {
 
 describe('query parameters', () => {
   it('a bad dryRun value is 422', async () => {
-    await unchanged(async () => expectStatus(await c.post(`${SA}?dryRun=Everything`, sa('dry-bad')), 422, 'Invalid'));
+    await unchanged(async () =>
+      expectStatus(await c.post(`${SA}?dryRun=Everything`, sa('dry-bad')), 422, 'Invalid', /^CreateOptions\.meta\.k8s\.io "" is invalid: dryRun: Unsupported value: .*Everything.*: supported values: "All"$/),
+    );
     await absent(`${SA}/dry-bad`);
     await unchanged(async () => expectStatus(await c.delete(`${SA}/existing?dryRun=Everything`), 422, 'Invalid'));
   });
@@ -255,6 +294,11 @@ describe('query parameters', () => {
   });
 
   it('resourceVersionMatch=Exact without resourceVersion is 422', async () => {
-    expectStatus(await c.get(`${SA}?resourceVersionMatch=Exact`), 422, 'Invalid');
+    expectStatus(
+      await c.get(`${SA}?resourceVersionMatch=Exact`),
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    );
   });
 });

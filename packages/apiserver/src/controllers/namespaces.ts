@@ -38,6 +38,22 @@ function isTerminating(ns: StoredObject): boolean {
 export function startNamespaceControllers(deps: NamespaceControllerDeps): () => void {
   const scope = { user: CONTROLLER_USER, namespace: '' };
   const inFlight = new Set<string>();
+  /** Namespaces waiting on objects with finalizers: retried with backoff (1 s doubling to 10 s). */
+  const attempts = new Map<string, number>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  let stopped = false;
+  const retryLater = (ns: StoredObject): void => {
+    const name = ns.metadata.name!;
+    if (stopped || timers.has(name)) return;
+    const attempt = (attempts.get(name) ?? 0) + 1;
+    attempts.set(name, attempt);
+    const timer = setTimeout(() => {
+      timers.delete(name);
+      finalize(ns).catch((e: unknown) => deps.log.v(2, 'namespace finalize failed', { namespace: name, error: String(e) }));
+    }, Math.min(1000 * 2 ** (attempt - 1), 10_000));
+    timer.unref();
+    timers.set(name, timer);
+  };
 
   const ensureDefaultServiceAccount = async (ns: string): Promise<void> => {
     try {
@@ -64,7 +80,11 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
     if (inFlight.has(name)) return;
     inFlight.add(name);
     try {
-      if (!(await emptyNamespace(name))) return; // objects with finalizers remain; the resync retries
+      if (!(await emptyNamespace(name))) {
+        retryLater(ns); // objects with finalizers remain
+        return;
+      }
+      attempts.delete(name);
       await deps.namespaces.modify(
         scope,
         name,
@@ -108,5 +128,9 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
       },
     }),
   ];
-  return () => informers.forEach((i) => i.stop());
+  return () => {
+    stopped = true;
+    for (const t of timers.values()) clearTimeout(t);
+    informers.forEach((i) => i.stop());
+  };
 }

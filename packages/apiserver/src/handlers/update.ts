@@ -16,12 +16,13 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }
 
-/** kube's checkName: the body may omit name and namespace, but must not contradict the URL. */
+/** kube's checkName: the body must name the object of the URL; its namespace may be omitted. */
 export function checkName(r: ResourceRequest, name: string | undefined, namespace: string | undefined): void {
-  if (name && name !== r.info.name) {
+  if (!name) throw badRequest(`the name of the object (${r.info.name} based on URL) was undeterminable: name must be provided`);
+  if (name !== r.info.name) {
     throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.info.name})`);
   }
   if (r.def.namespaced && namespace && namespace !== r.scope.namespace) {
-    throw badRequest(`the namespace of the object (${namespace}) does not match the namespace on the URL (${r.scope.namespace})`);
+    throw badRequest(`the namespace of the object (${namespace}) does not match the namespace on the request (${r.scope.namespace})`);
   }
 }

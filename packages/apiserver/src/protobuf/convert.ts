@@ -1,0 +1,247 @@
+/**
+ * Generic conversion between kube's JSON representation and protobufjs message objects, driven
+ * entirely by protobufjs reflection over the loaded .proto files. Field names in kube's
+ * generated.proto equal the Go json names, so a JSON key maps to the field of the same name.
+ *
+ * Message types whose JSON form is not "an object with the same fields" are handled by type
+ * name in SPECIAL (metav1.Time, MicroTime, FieldsV1, Verbs, runtime.RawExtension); Go facts the
+ * .proto cannot express (pointer scalars, non-omitempty fields) come from semantics.ts.
+ */
+import protobuf from "protobufjs";
+import { ProtobufDecodeError, ProtobufEncodeError } from "./errors.js";
+import { ALWAYS_EMIT, META_V1, POINTER_SCALARS } from "./semantics.js";
+
+export type JsonObject = Record<string, unknown>;
+
+/** Hooks for embedded envelopes (RawExtension holding prefix + runtime.Unknown bytes). */
+export interface ConvertContext {
+  /** True when bytes start with kube's protobuf prefix. */
+  isEnvelope(bytes: Uint8Array): boolean;
+  /** Decodes a full envelope to kube JSON. */
+  decodeEnvelope(bytes: Uint8Array): JsonObject;
+}
+
+interface SpecialType {
+  /** JSON value → plain object accepted by Type.fromObject. */
+  toProto(value: unknown, path: string): JsonObject;
+  /** Output of Type.toObject → JSON value; undefined means "omit the field". */
+  fromProto(value: JsonObject, ctx: ConvertContext, path: string): unknown;
+}
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function parseTimestamp(value: unknown, path: string): { seconds: number; nanos: number } {
+  const m = typeof value === "string" ? RFC3339.exec(value) : null;
+  if (m === null) throw new ProtobufEncodeError(`${path}: expected an RFC3339 timestamp, got ${JSON.stringify(value)}`);
+  const zone = m[4] === "z" ? "Z" : m[4];
+  const ms = Date.parse(`${m[1]}T${m[2]}${zone}`);
+  if (Number.isNaN(ms)) throw new ProtobufEncodeError(`${path}: invalid timestamp ${JSON.stringify(value)}`);
+  const frac = m[3] === undefined ? "" : m[3].slice(1);
+  const nanos = frac === "" ? 0 : Number((frac + "000000000").slice(0, 9));
+  return { seconds: Math.floor(ms / 1000), nanos };
+}
+
+function formatSeconds(seconds: number): string {
+  // Date#toISOString gives YYYY-MM-DDTHH:MM:SS.mmmZ; kube's RFC3339 drops the fraction.
+  return new Date(seconds * 1000).toISOString().slice(0, 19);
+}
+
+function numberField(v: JsonObject, key: string): number | undefined {
+  const x = v[key];
+  return typeof x === "number" ? x : undefined;
+}
+
+function bytesOf(value: unknown): Uint8Array {
+  if (typeof value === "string") return Buffer.from(value, "base64");
+  if (value instanceof Uint8Array) return value;
+  return new Uint8Array(0);
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+const SPECIAL: Readonly<Record<string, SpecialType>> = {
+  // metav1.Time: RFC3339 with second precision. kube's Time.Marshal writes only seconds (nanos are
+  // dropped, and ignored on Unmarshal); a zero time is an empty message, which becomes "absent".
+  [`.${META_V1}.Time`]: {
+    toProto: (value, path) => ({ seconds: parseTimestamp(value, path).seconds }),
+    fromProto: (v) => {
+      const seconds = numberField(v, "seconds");
+      return seconds === undefined ? undefined : `${formatSeconds(seconds)}Z`;
+    },
+  },
+  // metav1.MicroTime: RFC3339 with exactly six fractional digits ("2006-01-02T15:04:05.000000Z").
+  [`.${META_V1}.MicroTime`]: {
+    toProto: (value, path) => {
+      const { seconds, nanos } = parseTimestamp(value, path);
+      const micros = Math.floor(nanos / 1000) * 1000;
+      return micros === 0 ? { seconds } : { seconds, nanos: micros };
+    },
+    fromProto: (v) => {
+      const seconds = numberField(v, "seconds");
+      const nanos = numberField(v, "nanos") ?? 0;
+      if (seconds === undefined && nanos === 0) return undefined;
+      const micros = String(Math.floor(nanos / 1000)).padStart(6, "0");
+      return `${formatSeconds(seconds ?? 0)}.${micros}Z`;
+    },
+  },
+  // metav1.FieldsV1: the JSON form is the trie object itself; Raw holds its JSON text.
+  [`.${META_V1}.FieldsV1`]: {
+    toProto: (value) => ({ Raw: Buffer.from(JSON.stringify(value), "utf8") }),
+    fromProto: (v, _ctx, path) => {
+      const raw = bytesOf(v["Raw"]);
+      if (raw.length === 0) return undefined;
+      try {
+        return JSON.parse(Buffer.from(raw).toString("utf8")) as unknown;
+      } catch {
+        throw new ProtobufDecodeError(`${path}: FieldsV1.Raw is not valid JSON`);
+      }
+    },
+  },
+  // metav1.Verbs: a []string in Go/JSON, wrapped in a message on the wire.
+  [`.${META_V1}.Verbs`]: {
+    toProto: (value) => ({ items: Array.isArray(value) ? value.map((x) => String(x)) : [] }),
+    fromProto: (v) => (Array.isArray(v["items"]) ? [...(v["items"] as unknown[])] : []),
+  },
+  // runtime.RawExtension: the JSON form is the embedded object. On encode raw holds its JSON
+  // bytes (as kube does when converting an embedded Object); on decode raw may hold JSON or a
+  // full protobuf envelope (watch events, which kube encodes with the protobuf serializer).
+  [".k8s.io.apimachinery.pkg.runtime.RawExtension"]: {
+    toProto: (value) => ({ raw: Buffer.from(JSON.stringify(value), "utf8") }),
+    fromProto: (v, ctx, path) => {
+      const raw = bytesOf(v["raw"]);
+      if (raw.length === 0) return undefined;
+      if (ctx.isEnvelope(raw)) return ctx.decodeEnvelope(raw);
+      try {
+        return JSON.parse(Buffer.from(raw).toString("utf8")) as unknown;
+      } catch {
+        throw new ProtobufDecodeError(`${path}: RawExtension.raw is neither JSON nor a protobuf envelope`);
+      }
+    },
+  },
+};
+
+function messageType(field: protobuf.Field): protobuf.Type | undefined {
+  return field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
+}
+
+function qualified(type: protobuf.Type, field: protobuf.Field): string {
+  return `${type.fullName.slice(1)}.${field.name}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON → protobuf
+
+function valueToProto(field: protobuf.Field, value: unknown, path: string): unknown {
+  const mt = messageType(field);
+  if (mt === undefined) return value; // scalars/bytes: Type.fromObject coerces (base64 → bytes)
+  const special = SPECIAL[mt.fullName];
+  if (special !== undefined) return special.toProto(value, path);
+  if (!isPlainObject(value)) throw new ProtobufEncodeError(`${path}: expected an object for ${mt.fullName.slice(1)}`);
+  return jsonToProtoObject(mt, value, path);
+}
+
+/**
+ * Converts kube JSON for `type` into a plain object for `type.fromObject`. Keys that are not
+ * fields of the message (apiVersion/kind at top level, unknown fields) are ignored, as kube's
+ * typed decoding does; null values are treated as absent.
+ */
+export function jsonToProtoObject(type: protobuf.Type, json: JsonObject, path = ""): JsonObject {
+  const out: JsonObject = {};
+  for (const field of type.fieldsArray) {
+    const value = json[field.name];
+    if (value === undefined || value === null) continue;
+    const fpath = path === "" ? field.name : `${path}.${field.name}`;
+    if (field.map) {
+      if (!isPlainObject(value)) throw new ProtobufEncodeError(`${fpath}: expected an object (map)`);
+      const entries: JsonObject = {};
+      // gogo-protobuf marshals map entries sorted by key; insertion order here is encode order.
+      for (const key of Object.keys(value).sort()) {
+        const v = value[key];
+        if (v === undefined || v === null) continue;
+        entries[key] = valueToProto(field, v, `${fpath}[${key}]`);
+      }
+      out[field.name] = entries;
+    } else if (field.repeated) {
+      if (!Array.isArray(value)) throw new ProtobufEncodeError(`${fpath}: expected an array`);
+      out[field.name] = value.map((v: unknown, i) => valueToProto(field, v, `${fpath}[${i}]`));
+    } else {
+      out[field.name] = valueToProto(field, value, fpath);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// protobuf → JSON
+
+function zeroValue(field: protobuf.Field): unknown {
+  switch (field.type) {
+    case "string":
+    case "bytes":
+      return "";
+    case "bool":
+      return false;
+    default:
+      return 0;
+  }
+}
+
+function isZero(value: unknown): boolean {
+  return value === "" || value === 0 || value === false;
+}
+
+function valueFromProto(field: protobuf.Field, value: unknown, ctx: ConvertContext, path: string): unknown {
+  const mt = messageType(field);
+  if (mt === undefined) return value;
+  const obj = isPlainObject(value) ? value : {};
+  const special = SPECIAL[mt.fullName];
+  if (special !== undefined) return special.fromProto(obj, ctx, path);
+  return protoObjectToJson(mt, obj, ctx, path);
+}
+
+function isListItems(type: protobuf.Type, field: protobuf.Field): boolean {
+  if (field.name !== "items" || !field.repeated) return false;
+  const meta = type.fields["metadata"];
+  return meta !== undefined && meta.resolvedType?.fullName === `.${META_V1}.ListMeta`;
+}
+
+/**
+ * Converts the output of `type.toObject(msg, {longs: Number, bytes: String, defaults: false})`
+ * to kube JSON. Absent fields stay absent; zero-valued non-pointer scalars and empty
+ * repeated/map fields are dropped (Go's omitempty) unless kube's json tag has no omitempty.
+ */
+export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: ConvertContext, path = ""): JsonObject {
+  const out: JsonObject = {};
+  for (const field of type.fieldsArray) {
+    const key = qualified(type, field);
+    const always = ALWAYS_EMIT.has(key) || isListItems(type, field);
+    const value = obj[field.name];
+    const fpath = path === "" ? field.name : `${path}.${field.name}`;
+    if (field.map) {
+      const entries = isPlainObject(value) ? value : {};
+      const keys = Object.keys(entries);
+      if (keys.length === 0 && !always) continue;
+      const m: JsonObject = {};
+      for (const k of keys) m[k] = valueFromProto(field, entries[k], ctx, `${fpath}[${k}]`);
+      out[field.name] = m;
+    } else if (field.repeated) {
+      const items = Array.isArray(value) ? (value as unknown[]) : [];
+      if (items.length === 0 && !always) continue;
+      out[field.name] = items.map((v, i) => valueFromProto(field, v, ctx, `${fpath}[${i}]`));
+    } else if (messageType(field) !== undefined) {
+      if (value === undefined || value === null) continue;
+      const converted = valueFromProto(field, value, ctx, fpath);
+      if (converted !== undefined) out[field.name] = converted;
+    } else {
+      if (value === undefined || value === null) {
+        if (always) out[field.name] = zeroValue(field);
+        continue;
+      }
+      if (isZero(value) && !always && !POINTER_SCALARS.has(key)) continue;
+      out[field.name] = value;
+    }
+  }
+  return out;
+}
