@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as yamlStringify, parse as yamlParse } from 'yaml';
 import { StatusError, badRequest, internalError, isStatusError, requestEntityTooLarge, type Status } from '@plinth/api';
 import type { ResponseFormat } from './negotiation.js';
+import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError } from './protobuf/codec.js';
 
 /** kube-apiserver's request body limit (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -47,8 +48,17 @@ function depthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-/** Parses a JSON or YAML body into a plain value; 400 with kube-like wording on a syntax error. */
-export function parseBody(body: Buffer, encoding: 'json' | 'yaml'): unknown {
+/** Parses a JSON, YAML or Protobuf body into a plain value; 400 with kube-like wording on bad input. */
+export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf'): unknown {
+  if (encoding === 'protobuf') {
+    if (body.length === 0) throw badRequest('the object provided is unrecognized: request body is empty');
+    try {
+      return decodeProtobuf(body);
+    } catch (e) {
+      if (e instanceof ProtobufDecodeError) throw badRequest(`the object provided is unrecognized: ${e.message}`);
+      throw e;
+    }
+  }
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the object provided is unrecognized: request body is empty');
   if (depthExceeds(text, MAX_BODY_DEPTH)) throw badRequest(`the object provided is unrecognized: nesting depth exceeds ${MAX_BODY_DEPTH}`);
@@ -69,7 +79,8 @@ function isPretty(query: URLSearchParams, req: IncomingMessage): boolean {
   return ua.startsWith('curl') || ua.startsWith('Wget');
 }
 
-export function encode(obj: unknown, format: ResponseFormat, pretty: boolean): string {
+export function encode(obj: unknown, format: ResponseFormat, pretty: boolean): string | Buffer {
+  if (format.encoding === 'protobuf') return encodeProtobuf(obj as Record<string, unknown>);
   if (format.encoding === 'yaml') return yamlStringify(obj);
   return pretty ? `${JSON.stringify(obj, null, 2)}\n` : `${JSON.stringify(obj)}\n`;
 }

@@ -13,16 +13,17 @@ export interface MediaRange {
 
 /** What a response will be written as. */
 export interface ResponseFormat {
-  /** 'json' | 'yaml'; Table is JSON with `table` set. */
-  encoding: 'json' | 'yaml';
+  /** Table is JSON with `table` set. */
+  encoding: 'json' | 'yaml' | 'protobuf';
   /** Set when the client asked for a meta.k8s.io Table of this version. */
   table?: 'v1' | 'v1beta1';
   /** For Table: includeObject policy is read from the query separately. */
   contentType: string;
 }
 
-export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml'];
-export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'];
+export const PROTOBUF_MEDIA_TYPES = ['application/vnd.kubernetes.protobuf', 'application/vnd.platform.protobuf'];
+export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+export const BODY_MEDIA_TYPES = SERVED_MEDIA_TYPES;
 
 /** Parses an Accept header into media ranges, highest q first (stable for equal q). */
 export function parseAccept(header: string | undefined): MediaRange[] {
@@ -52,6 +53,8 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 export interface NegotiateOptions {
   /** Whether this endpoint can answer with a meta.k8s.io Table. */
   allowTable: boolean;
+  /** Whether this endpoint's objects have a Protobuf form (built-in kinds, Status, discovery). */
+  allowProtobuf?: boolean;
 }
 
 /**
@@ -76,14 +79,18 @@ export function negotiate(accept: string | undefined, opts: NegotiateOptions): R
     if (r.type !== 'application') continue;
     if (r.subtype === '*' || r.subtype === 'json') return { encoding: 'json', contentType: 'application/json' };
     if (r.subtype === 'yaml') return { encoding: 'yaml', contentType: 'application/yaml' };
+    if (opts.allowProtobuf && PROTOBUF_MEDIA_TYPES.includes(`${r.type}/${r.subtype}`)) {
+      return { encoding: 'protobuf', contentType: `${r.type}/${r.subtype}` };
+    }
   }
-  throw notAcceptable(SERVED_MEDIA_TYPES);
+  throw notAcceptable(opts.allowProtobuf ? SERVED_MEDIA_TYPES : SERVED_MEDIA_TYPES.slice(0, 2));
 }
 
 /** The body encoding of a Content-Type for create/update; throws 415 for anything else. */
-export function bodyEncoding(contentType: string | undefined): 'json' | 'yaml' {
+export function bodyEncoding(contentType: string | undefined): 'json' | 'yaml' | 'protobuf' {
   const mt = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (mt === '' || mt === 'application/json') return 'json';
   if (mt === 'application/yaml') return 'yaml';
+  if (PROTOBUF_MEDIA_TYPES.includes(mt)) return 'protobuf';
   throw unsupportedMediaType(BODY_MEDIA_TYPES);
 }

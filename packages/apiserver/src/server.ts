@@ -145,7 +145,7 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     }
     const doc = discovery.get(path);
     if (doc) {
-      writeObject(req, res, query, 200, doc, negotiate(req.headers.accept, { allowTable: false }));
+      writeObject(req, res, query, 200, doc, negotiate(req.headers.accept, { allowTable: false, allowProtobuf: true }));
       return;
     }
     throw pathNotFound();

@@ -6,7 +6,7 @@ import { readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const obj = await readObject(r);
   const out = await r.store.create(r.scope, obj, { dryRun });

@@ -54,7 +54,7 @@ async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptionsBody>
 }
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const opts = await readDeleteOptions(r);
   const { result } = await r.store.delete(r.scope, r.info.name, {
     dryRun: opts.dryRun,
@@ -64,7 +64,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 }
 
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const opts = await readDeleteOptions(r);
   const listOpts = parseListOptions(r.def, r.query, false);
   await r.store.deleteCollection(r.scope, listOpts, { dryRun: opts.dryRun });

@@ -6,7 +6,7 @@ import { parseIncludeObject, tableOfObject } from '../table.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: true });
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
   const rv = r.query.get('resourceVersion') ?? '';
   if (rv && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);

@@ -7,7 +7,7 @@ import { serveWatch } from './watch.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleList(r: ResourceRequest, watch: boolean): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: true });
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
   const opts = parseListOptions(r.def, r.query, watch);
   if (watch) {

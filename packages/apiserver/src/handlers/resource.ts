@@ -84,7 +84,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
 async function serveSubresource(r: ResourceRequest): Promise<void> {
   const strategy = SUBRESOURCE_STRATEGIES[r.def.plural]?.[r.info.subresource];
   if (!strategy || r.info.parts.length > 3) throw pathNotFound();
-  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   if (r.info.verb === 'get' && r.info.subresource === 'status') {
     writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, r.query.get('resourceVersion') ?? ''), format);
     return;

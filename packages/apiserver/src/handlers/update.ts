@@ -7,7 +7,7 @@ import { readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const obj = await readObject(r);
   checkName(r, obj.metadata.name, obj.metadata.namespace);

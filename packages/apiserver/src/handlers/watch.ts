@@ -6,6 +6,7 @@ import { notAcceptable, type StoredObject } from '@plinth/api';
 import type { WatchEvent } from '@plinth/storage';
 import type { ResponseFormat } from '../negotiation.js';
 import { tableOfObject, type IncludeObject } from '../table.js';
+import { encodeWatchEventFrame } from '../protobuf/codec.js';
 import type { ParsedListOptions } from './options.js';
 import type { ResourceRequest } from './scope.js';
 
@@ -13,7 +14,10 @@ import type { ResourceRequest } from './scope.js';
 const MIN_REQUEST_TIMEOUT_S = 1800;
 
 export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, format: ResponseFormat, include: IncludeObject): Promise<void> {
-  if (format.encoding !== 'json') throw notAcceptable(['application/json', 'application/json;stream=watch']);
+  if (format.encoding === 'yaml') {
+    throw notAcceptable(['application/json', 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf;stream=watch']);
+  }
+  const protobufStream = format.encoding === 'protobuf';
   const watchOpts = { resourceVersion: opts.resourceVersion ?? '', ...(opts.predicate ? { predicate: opts.predicate } : {}) };
   const watcher = await r.store.watch(r.scope, watchOpts);
   const { res } = r;
@@ -22,10 +26,12 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   const onClose = (): void => watcher.stop();
   res.once('close', onClose);
   res.statusCode = 200;
-  res.setHeader('Content-Type', format.table ? format.contentType : 'application/json');
+  res.setHeader('Content-Type', format.table ? format.contentType : protobufStream ? `${format.contentType};stream=watch` : 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
-  const encodeEvent = (e: WatchEvent): string => {
+  const encodeEvent = (e: WatchEvent): string | Buffer => {
+    // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
+    if (protobufStream) return encodeWatchEventFrame(e.type, e.object as Record<string, unknown>);
     let object: unknown = e.object;
     if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
       object = tableOfObject(e.object as StoredObject, include, format.table);
