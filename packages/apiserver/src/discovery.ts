@@ -4,7 +4,7 @@
  * Aggregated discovery (apidiscovery.k8s.io/v2) is not served: clients that prefer it send JSON as a
  * fallback in Accept, and negotiation picks that, answering the legacy documents.
  */
-import { apiVersionOf, storageVersionHash, type Catalog, type ResourceDefinition } from '@plinth/api';
+import { apiVersionOf, storageVersionHash, type Catalog, type ResourceDefinition, type Verb } from '@plinth/api';
 
 export interface VersionInfo {
   major: string;
@@ -43,8 +43,8 @@ interface APIResource {
   version?: string;
 }
 
-function resourceEntries(def: ResourceDefinition): APIResource[] {
-  const main: APIResource = { name: def.plural, singularName: def.singular, namespaced: def.namespaced, kind: def.kind, verbs: [...def.verbs] };
+function resourceEntries(def: ResourceDefinition, served: ReadonlySet<Verb>): APIResource[] {
+  const main: APIResource = { name: def.plural, singularName: def.singular, namespaced: def.namespaced, kind: def.kind, verbs: def.verbs.filter((v) => served.has(v)) };
   if (def.shortNames.length) main.shortNames = [...def.shortNames];
   if (def.categories.length) main.categories = [...def.categories];
   main.storageVersionHash = storageVersionHash(def);
@@ -53,17 +53,12 @@ function resourceEntries(def: ResourceDefinition): APIResource[] {
     singularName: '',
     namespaced: def.namespaced,
     kind: def.kind,
-    verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'].filter((v) => v !== 'patch' || def.verbs.includes('patch')),
+    verbs: sub === 'finalize' ? ['update'] : (['get', 'patch', 'update'] as Verb[]).filter((v) => served.has(v)),
   }));
   return [main, ...subs];
 }
 
-export interface DiscoveryDocuments {
-  /** path → document */
-  byPath: Map<string, unknown>;
-}
-
-export function buildDiscovery(catalog: Catalog, serverAddress: () => string): { get(path: string): unknown | undefined } {
+export function buildDiscovery(catalog: Catalog, served: ReadonlySet<Verb>, serverAddress: () => string): { get(path: string): unknown | undefined } {
   const docs = new Map<string, unknown>();
   const groups = catalog.groups();
   const groupEntries: unknown[] = [];
@@ -71,7 +66,7 @@ export function buildDiscovery(catalog: Catalog, serverAddress: () => string): {
     for (const version of versions) {
       const defs = catalog.all().filter((d) => d.group === group && d.version === version);
       const gv = apiVersionOf({ group, version });
-      const list = { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: defs.flatMap(resourceEntries) };
+      const list = { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: defs.flatMap((d) => resourceEntries(d, served)) };
       docs.set(group ? `/apis/${group}/${version}` : `/api/${version}`, list);
     }
     if (!group) continue;

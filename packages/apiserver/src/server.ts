@@ -17,7 +17,7 @@ import { createLogger, type Logger } from './log.js';
 import { contextOf, type Handler } from './context.js';
 import { withAuthentication, withRecover, withRequestInfo } from './filters/index.js';
 import { ResourceStore } from './registry/store.js';
-import { createResourceHandler } from './handlers/resource.js';
+import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { buildDiscovery, VERSION } from './discovery.js';
 import { serveHealth, type HealthCheck } from './health.js';
 import { negotiate } from './negotiation.js';
@@ -111,7 +111,7 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
   let port = opts.securePort;
   const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
-  const discovery = buildDiscovery(catalog, () => `${host}:${port}`);
+  const discovery = buildDiscovery(catalog, SERVED_VERBS, () => `${host}:${port}`);
   const etcdCheck: HealthCheck = { name: 'etcd', check: () => withTimeout(storage.currentRevision(), 2000).then(() => undefined) };
   const baseChecks: HealthCheck[] = [
     { name: 'ping', check: async () => undefined },

@@ -29,6 +29,8 @@ export interface EtcdStoreOptions {
   endpoints: string[];
   /** Events buffered per watcher before it is dropped as too slow. */
   watchBufferLimit?: number;
+  /** Deadline of each etcd request (ms), default 10 s. */
+  requestTimeoutMs?: number;
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
@@ -80,7 +82,14 @@ export class EtcdStore implements Store {
 
   constructor(opts: EtcdStoreOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd store: at least one endpoint is required');
-    this.#client = new Etcd3({ hosts: opts.endpoints, dialTimeout: 5000 });
+    const timeout = opts.requestTimeoutMs ?? 10_000;
+    // Every unary call gets a deadline, so a request never hangs on an unreachable etcd;
+    // streams (watch) run until cancelled.
+    this.#client = new Etcd3({
+      hosts: opts.endpoints,
+      dialTimeout: 5000,
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+    });
     this.#mux = new WatchMux(this.#client);
     this.#watchBufferLimit = opts.watchBufferLimit ?? 10_000;
   }

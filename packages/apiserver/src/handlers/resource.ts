@@ -26,6 +26,9 @@ import { handleDelete, handleDeleteCollection } from './delete.js';
 import { parseDryRun } from './options.js';
 import { readObject } from './body.js';
 
+/** The verbs this server's handlers implement; discovery advertises only these. */
+export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'delete', 'deletecollection']);
+
 export interface ResourceHandlerDeps {
   catalog: Catalog;
   stores: ReadonlyMap<ResourceDefinition, ResourceStore>;
@@ -57,7 +60,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       return;
     }
     const verb = info.verb as Verb;
-    if (!def.verbs.includes(verb)) throw methodNotSupported(undefined, verb);
+    if (!def.verbs.includes(verb) || !SERVED_VERBS.has(verb)) throw methodNotSupported(undefined, verb);
     switch (verb) {
       case 'get':
         return handleGet(r);
