@@ -222,7 +222,6 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
         const grace = setTimeout(() => {
           for (const s of sockets) s.destroy();
         }, 1000);
-        for (const s of sockets) if (!s.destroyed && (s as Socket & { _httpMessage?: unknown })._httpMessage === undefined) s.destroy();
         await closed;
         clearTimeout(grace);
         await storage.close();
