@@ -8,8 +8,8 @@ import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express from 'express';
-import { Catalog, builtinResources, pathNotFound, methodNotSupported, type ResourceDefinition } from '@plinth/api';
-import { EtcdStore, createKeyFunctions, startEmbeddedEtcd, type EmbeddedEtcd } from '@plinth/storage';
+import { Catalog, apiVersionOf, builtinResources, pathNotFound, methodNotSupported, type ResourceDefinition } from '@plinth/api';
+import { EtcdStore, WatchCaches, createKeyFunctions, startCompactor, startEmbeddedEtcd, type EmbeddedEtcd, type Store } from '@plinth/storage';
 import { createAdmissionChain, createNamespaceLifecycle } from '@plinth/admission';
 import { createTokenAuthenticator, createTokenFileAuthenticator, createUnionAuthenticator, type Authenticator } from '@plinth/auth';
 import type { ServerOptions } from './flags.js';
@@ -34,6 +34,10 @@ export interface RunningServer {
   kubeconfigPath: string;
   caFile: string | undefined;
   storage: EtcdStore;
+  /** The watch caches, when --watch-cache is on. */
+  watchCaches: WatchCaches | undefined;
+  /** Runs one compaction round now (what the --etcd-compaction-interval timer does). */
+  compactNow(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -77,16 +81,30 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
   const namespacesDef = catalog.lookup('', 'v1', 'namespaces')!;
   const serviceAccountsDef = catalog.lookup('', 'v1', 'serviceaccounts')!;
   const stores = new Map<ResourceDefinition, ResourceStore>();
+  // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
+  const watchCaches = opts.watchCache ? new WatchCaches(storage, { onError: (msg, err) => log.error(msg, { error: String(err ?? '') }) }) : undefined;
+  const storeOf = new Map<ResourceDefinition, Store>();
+  for (const def of catalog.all()) {
+    storeOf.set(def, watchCaches ? watchCaches.add(keys.collectionPrefix(def.plural), apiVersionOf(def), def.kind) : storage);
+  }
+  const namespaceStorage = storeOf.get(namespacesDef)!;
   const admission = createAdmissionChain([
     createNamespaceLifecycle(async (name) => {
       try {
-        return await storage.get(keys.objectKey(namespacesDef.plural, undefined, name));
+        return await namespaceStorage.get(keys.objectKey(namespacesDef.plural, undefined, name));
       } catch {
         return undefined;
       }
     }),
   ]);
-  for (const def of catalog.all()) stores.set(def, new ResourceStore(def, { storage, keys, admission }));
+  for (const def of catalog.all()) stores.set(def, new ResourceStore(def, { storage: storeOf.get(def)!, keys, admission }));
+  await watchCaches?.start();
+  const compactor = startCompactor({
+    client: storage.client,
+    intervalMs: opts.etcdCompactionInterval,
+    onError: (e) => log.error('etcd compaction failed', { error: String(e) }),
+    onCompacted: (rev) => log.v(2, 'etcd compacted', { revision: rev }),
+  });
 
   // Authentication: the admin token, plus --token-auth-file.
   const adminToken = loadOrCreateAdminToken(join(dataDir, 'admin-token'));
@@ -211,6 +229,8 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     kubeconfigPath,
     caFile,
     storage,
+    watchCaches,
+    compactNow: () => compactor.tick(),
     stop() {
       stopped ??= (async () => {
         shuttingDown = true;
@@ -218,7 +238,10 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
         stopControllers();
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
-        // Give in-flight requests a moment, then end what is left (watches included).
+        // Ending the caches ends every watch stream cleanly; what is still open after a grace
+        // period (requests in flight, watches served straight from etcd) is cut.
+        compactor.stop();
+        await watchCaches?.stop();
         const grace = setTimeout(() => {
           for (const s of sockets) s.destroy();
         }, 1000);

@@ -18,13 +18,16 @@ export class StorageError extends Error {
   readonly key: string;
   /** For Compacted: the revision etcd has compacted to, when known. For TooLarge: the current one. */
   readonly revision: number;
+  /** For TooLarge: the revision that was asked for. */
+  readonly requested: number;
 
-  constructor(code: StorageErrorCode, key: string, message: string, revision = 0) {
+  constructor(code: StorageErrorCode, key: string, message: string, revision = 0, requested = 0) {
     super(message);
     this.name = 'StorageError';
     this.code = code;
     this.key = key;
     this.revision = revision;
+    this.requested = requested;
   }
 }
 

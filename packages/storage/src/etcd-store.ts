@@ -21,7 +21,7 @@ import type {
 import { StorageError, isEtcdCompactedError, isEtcdFutureRevError } from './errors.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { prefixEnd } from './keys.js';
-import { WatchMux } from './watch-mux.js';
+import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { QueueWatcher } from './watcher.js';
 
 export interface EtcdStoreOptions {
@@ -38,6 +38,9 @@ interface RawState {
   data: Buffer;
   modRevision: number;
 }
+
+/** How long a read waits for a resourceVersion the server has not reached (kube: 3 s). */
+export const TOO_LARGE_WAIT_MS = 3000;
 
 const EXPIRED_LIST = 'The resourceVersion for the provided list is too old.';
 const INCONSISTENT_CONTINUE =
@@ -77,7 +80,10 @@ export function decodeObject(data: Buffer, revision: number): StoredObject {
 
 export class EtcdStore implements Store {
   readonly #client: Etcd3;
+  /** Client watches served straight from etcd (watch cache off, or resumes older than the cache). */
   readonly #mux: WatchMux;
+  /** The watch caches' feeds; kept apart so a catching-up client watch never delays their progress. */
+  readonly #feedMux: WatchMux;
   readonly #watchBufferLimit: number;
 
   constructor(opts: EtcdStoreOptions) {
@@ -91,12 +97,48 @@ export class EtcdStore implements Store {
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
     });
     this.#mux = new WatchMux(this.#client);
+    this.#feedMux = new WatchMux(this.#client);
     this.#watchBufferLimit = opts.watchBufferLimit ?? 10_000;
   }
 
-  /** etcd watches currently open on the shared stream. */
+  /** The etcd client itself, for the compactor (which needs a compare on a key's version). */
+  get client(): Etcd3 {
+    return this.#client;
+  }
+
+  /** etcd watches currently open (client watches plus watch-cache feeds). */
   get activeEtcdWatches(): number {
-    return this.#mux.activeWatches;
+    return this.#mux.activeWatches + this.#feedMux.activeWatches;
+  }
+
+  /** Buffered events per watcher before a watcher is dropped as too slow. */
+  get watchBufferLimit(): number {
+    return this.#watchBufferLimit;
+  }
+
+  /**
+   * Reads every object under `prefix` at one revision, in pages (a watch cache's initial state).
+   * Returns [key, object] pairs in key order and the revision read at.
+   */
+  async snapshot(prefix: string): Promise<{ entries: Array<[string, StoredObject]>; revision: number }> {
+    const rangeEnd = prefixEnd(Buffer.from(prefix));
+    let key = Buffer.from(prefix);
+    let revision = 0;
+    const entries: Array<[string, StoredObject]> = [];
+    for (;;) {
+      const res = await this.#range({ key, range_end: rangeEnd, limit: 1000, revision });
+      if (revision === 0) revision = Number(res.header.revision);
+      for (const kv of res.kvs) entries.push([kv.key.toString(), decodeObject(kv.value, Number(kv.mod_revision))]);
+      const last = res.kvs[res.kvs.length - 1];
+      if (!res.more || !last) return { entries, revision };
+      key = Buffer.concat([last.key, Buffer.from([0])]);
+    }
+  }
+
+  /** A raw etcd watch on the feed stream, from `startRevision` (watch caches use it). */
+  watchFeed(keyOrPrefix: string, exactKey: boolean, startRevision: number, handlers: RawWatchHandlers): Promise<RawWatch> {
+    const key = Buffer.from(keyOrPrefix);
+    return this.#feedMux.watch(key, exactKey ? undefined : prefixEnd(key), startRevision, handlers);
   }
 
   get #kv() {
@@ -122,8 +164,8 @@ export class EtcdStore implements Store {
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
     const minRv = parseResourceVersion(opts.resourceVersion);
+    if (minRv > 0) await this.waitForRevision(minRv, key);
     const res = await this.#range({ key: Buffer.from(key), serializable: opts.resourceVersion === '0' });
-    this.#checkMinimum(minRv, Number(res.header.revision), key);
     const kv = res.kvs[0];
     if (!kv) throw new StorageError('NotFound', key, `key not found: ${key}`);
     return decodeObject(kv.value, Number(kv.mod_revision));
@@ -157,6 +199,7 @@ export class EtcdStore implements Store {
       }
     }
 
+    if (minRv > 0) await this.waitForRevision(minRv, prefix);
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
     let batch = limit;
@@ -175,10 +218,7 @@ export class EtcdStore implements Store {
         }
         throw e;
       }
-      if (revision === 0) {
-        revision = Number(res.header.revision);
-        this.#checkMinimum(minRv, revision, prefix);
-      }
+      if (revision === 0) revision = Number(res.header.revision);
       let consumed = 0;
       for (const kv of res.kvs) {
         last = kv;
@@ -302,13 +342,17 @@ export class EtcdStore implements Store {
     await this.#kv.compact({ revision, physical: false });
   }
 
-  /** Asks the watch stream for etcd's current revision (a progress notification). */
-  requestProgress(): Promise<number> {
-    return this.#mux.requestProgress();
+  /**
+   * Asks the feed stream for a progress notification: once it arrives, every watch cache has
+   * seen every event up to the returned revision.
+   */
+  requestProgress(timeoutMs?: number): Promise<number> {
+    return this.#feedMux.requestProgress(timeoutMs);
   }
 
   async close(): Promise<void> {
     this.#mux.close();
+    this.#feedMux.close();
     this.#client.close();
   }
 
@@ -316,9 +360,9 @@ export class EtcdStore implements Store {
     try {
       return await this.#kv.range(req);
     } catch (e) {
-      if (isEtcdFutureRevError(e)) {
-        const current = await this.currentRevision();
-        throw new StorageError('ResourceVersionTooLarge', req.key?.toString() ?? '', 'Too large resource version', current);
+      if (isEtcdFutureRevError(e) && req.revision) {
+        await this.waitForRevision(Number(req.revision), req.key?.toString() ?? '');
+        return this.#kv.range(req);
       }
       throw e;
     }
@@ -330,9 +374,19 @@ export class EtcdStore implements Store {
     return kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
   }
 
-  #checkMinimum(minRv: number, current: number, key: string): void {
-    if (minRv > current) {
-      throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, current);
+  /**
+   * Resolves once etcd has reached `minRv`; after about 3 s throws ResourceVersionTooLarge
+   * (504 "Too large resource version", as kube answers a version it has not seen).
+   */
+  async waitForRevision(minRv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const current = await this.currentRevision();
+      if (current >= minRv) return;
+      if (Date.now() >= deadline) {
+        throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, current, minRv);
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 }

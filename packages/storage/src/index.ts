@@ -4,3 +4,7 @@ export * from './keys.js';
 export * from './continue.js';
 export { EtcdStore, type EtcdStoreOptions, encodeObject, decodeObject, parseResourceVersion, InvalidResourceVersionError } from './etcd-store.js';
 export { startEmbeddedEtcd, freePort, type EmbeddedEtcd, type EmbeddedEtcdOptions } from './embedded-etcd.js';
+export { Cacher, type CacherOptions, type CacherStats } from './cacher.js';
+export { WatchCaches, type WatchCachesOptions } from './watch-caches.js';
+export { startCompactor, forceCompaction, COMPACT_REV_KEY, type Compactor, type CompactorOptions } from './compactor.js';
+export { TOO_LARGE_WAIT_MS } from './etcd-store.js';

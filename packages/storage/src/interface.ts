@@ -77,6 +77,8 @@ export interface WatchOptions {
   predicate?: Predicate;
   /** Only this one key (a watch on a single object). */
   exactKey?: boolean;
+  /** Send BOOKMARK events now and then (allowWatchBookmarks). */
+  bookmarks?: boolean;
 }
 
 /** A running watch. Events arrive through `next()`; `stop()` ends it and its etcd watch. */

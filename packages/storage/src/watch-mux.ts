@@ -9,6 +9,11 @@ type Duplex = Awaited<ReturnType<Etcd3['watchClient']['watch']>>;
 
 export interface RawWatchHandlers {
   onEvents(events: IEvent[], revision: number): void;
+  /**
+   * etcd answered a progress request: every watch on this stream has been sent every event up
+   * to `revision` (etcd only answers when all of them are synced).
+   */
+  onProgress?(revision: number): void;
   /** The watch ended: compacted (with etcd's compact revision) or another cancel/stream failure. */
   onCancel(reason: { compactRevision: number; message: string }): void;
 }
@@ -69,12 +74,26 @@ export class WatchMux {
     };
   }
 
-  /** Asks etcd for a progress notification; resolves with its current revision. */
-  async requestProgress(): Promise<number> {
+  /**
+   * Asks etcd for a progress notification; resolves with its revision, or rejects after
+   * `timeoutMs` (etcd does not answer while a watch on the stream is catching up).
+   * Concurrent callers share one request.
+   */
+  async requestProgress(timeoutMs = 3000): Promise<number> {
     await this.#ensureStream();
-    return new Promise((resolve) => {
-      this.#progressWaiters.push(resolve);
-      this.#write({ progress_request: {} });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const i = this.#progressWaiters.indexOf(waiter);
+        if (i >= 0) this.#progressWaiters.splice(i, 1);
+        reject(new Error('etcd progress notification timed out'));
+      }, timeoutMs);
+      const waiter = (rev: number): void => {
+        clearTimeout(timer);
+        resolve(rev);
+      };
+      const first = this.#progressWaiters.length === 0;
+      this.#progressWaiters.push(waiter);
+      if (first) this.#write({ progress_request: {} });
     });
   }
 
@@ -144,10 +163,9 @@ export class WatchMux {
       reg.handlers.onEvents(res.events, revision);
       return;
     }
-    // An empty, non-created response is a progress notification (watch_id -1 on 3.4 for requests).
-    if (this.#progressWaiters.length > 0) {
-      for (const w of this.#progressWaiters.splice(0)) w(revision);
-    }
+    // An empty, non-created response is a progress notification (we never ask for periodic ones).
+    for (const r of this.#byId.values()) r.handlers.onProgress?.(revision);
+    for (const w of this.#progressWaiters.splice(0)) w(revision);
   }
 
   #cancelReg(reg: Registration, res: IWatchResponse): void {

@@ -18,7 +18,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     throw notAcceptable(['application/json', 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf;stream=watch']);
   }
   const protobufStream = format.encoding === 'protobuf';
-  const watchOpts = { resourceVersion: opts.resourceVersion ?? '', ...(opts.predicate ? { predicate: opts.predicate } : {}) };
+  const watchOpts = { resourceVersion: opts.resourceVersion ?? '', bookmarks: opts.allowWatchBookmarks, ...(opts.predicate ? { predicate: opts.predicate } : {}) };
   const watcher = await r.store.watch(r.scope, watchOpts);
   const { res } = r;
   const timeoutS = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());

@@ -27,7 +27,7 @@ export function interpretStorageError(e: unknown, def: ResourceDefinition, name:
       case 'Conflict':
         return conflict(gr, name, e.message);
       case 'ResourceVersionTooLarge':
-        return tooLargeResourceVersion(e.message.match(/resource version: (\d+)/)?.[1] ?? '', e.revision);
+        return tooLargeResourceVersion(e.requested, e.revision);
       case 'Compacted':
         return resourceExpired(e.message);
       case 'InvalidContinue':

@@ -97,14 +97,12 @@ export class ResourceStore {
   async list(scope: RequestScope, opts: ListOptions): Promise<ObjectList<StoredObject>> {
     try {
       const r = await this.#deps.storage.list(this.collectionPrefix(scope.namespace), opts);
-      for (const item of r.items) {
-        // kube's typed lists carry no apiVersion/kind on items
-        delete item.apiVersion;
-        delete item.kind;
-      }
-      const metadata: ObjectList["metadata"] = { resourceVersion: r.resourceVersion, continue: r.continue };
+      // kube's typed lists carry no apiVersion/kind on items; items may be shared with the watch
+      // cache, so they are copied (shallowly), never changed.
+      const items = r.items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
+      const metadata: ObjectList['metadata'] = { resourceVersion: r.resourceVersion, continue: r.continue };
       if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
-      return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items: r.items };
+      return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items };
     } catch (e) {
       throw interpretStorageError(e, this.def, '');
     }
@@ -407,9 +405,9 @@ export class ResourceStore {
     await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name));
   }
 
+  /** The object with its apiVersion/kind; a copy when they differ (objects may be shared with the cache). */
   #withTypeMeta(obj: StoredObject): StoredObject {
-    obj.apiVersion = this.#apiVersion;
-    obj.kind = this.def.kind;
-    return obj;
+    if (obj.apiVersion === this.#apiVersion && obj.kind === this.def.kind) return obj;
+    return { ...obj, apiVersion: this.#apiVersion, kind: this.def.kind };
   }
 }

@@ -1,0 +1,368 @@
+/**
+ * The watch cache of one resource (kube's Cacher): one etcd watch feeds an in-memory copy of
+ * every object and a bounded history of events. It serves client watches and `resourceVersion=0`
+ * reads from memory, and consistent reads (resourceVersion unset) once it has caught up with
+ * etcd's current revision. Writes, paged and exact reads go to etcd.
+ *
+ * Objects handed out are shared with the cache and every other reader: callers must not mutate them.
+ */
+import type { IEvent } from 'etcd3';
+import type { StoredObject } from '@plinth/api';
+import type { DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
+import { StorageError } from './errors.js';
+import { decodeObject, parseResourceVersion, TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
+import type { RawWatch } from './watch-mux.js';
+import { CacheWatcher, type CacheEvent } from './cache-watcher.js';
+
+export interface CacherOptions {
+  etcd: EtcdStore;
+  /** The resource's key prefix, ending in '/'. */
+  prefix: string;
+  /** apiVersion and kind of the resource, for BOOKMARK objects. */
+  apiVersion: string;
+  kind: string;
+  /** Events kept for watches that resume from an older resourceVersion. */
+  historyLimit?: number;
+  onError?: (msg: string, err: unknown) => void;
+}
+
+/** Counters for tests and metrics. */
+export interface CacherStats {
+  objects: number;
+  watchers: number;
+  resourceVersion: number;
+  historyFloor: number;
+  consistentReadsFromCache: number;
+  consistentReadsFallback: number;
+}
+
+export class Cacher implements Store {
+  readonly #etcd: EtcdStore;
+  readonly #prefix: string;
+  readonly #apiVersion: string;
+  readonly #kind: string;
+  readonly #historyLimit: number;
+  readonly #onError: (msg: string, err: unknown) => void;
+
+  readonly #objects = new Map<string, StoredObject>();
+  #sortedKeys: string[] | undefined;
+  /** The revision the cache reflects. */
+  #rv = 0;
+  /** History holds every event after this revision. */
+  #floor = 0;
+  #history: CacheEvent[] = [];
+  #historyHead = 0;
+  readonly #watchers = new Set<CacheWatcher>();
+  #ready = false;
+  #feed: RawWatch | undefined;
+  #closed = false;
+  #waiters: Array<{ rv: number; resolve: () => void }> = [];
+  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0 };
+
+  constructor(opts: CacherOptions) {
+    if (!opts.prefix.endsWith('/')) throw new Error('cacher prefix must end in /');
+    this.#etcd = opts.etcd;
+    this.#prefix = opts.prefix;
+    this.#apiVersion = opts.apiVersion;
+    this.#kind = opts.kind;
+    this.#historyLimit = opts.historyLimit ?? 10_000;
+    this.#onError = opts.onError ?? (() => undefined);
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  stats(): CacherStats {
+    return {
+      objects: this.#objects.size,
+      watchers: this.#watchers.size,
+      resourceVersion: this.#rv,
+      historyFloor: this.#floor,
+      ...this.#stats,
+    };
+  }
+
+  /** Fills the cache and starts its etcd watch; retries in the background until it succeeds. */
+  async start(): Promise<void> {
+    for (let attempt = 0; !this.#closed; attempt++) {
+      try {
+        await this.#sync();
+        return;
+      } catch (e) {
+        this.#onError(`watch cache ${this.#prefix}: sync failed`, e);
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
+      }
+    }
+  }
+
+  async #sync(): Promise<void> {
+    const { entries, revision } = await this.#etcd.snapshot(this.#prefix);
+    this.#objects.clear();
+    for (const [k, o] of entries) this.#objects.set(k, o);
+    this.#sortedKeys = entries.map(([k]) => k);
+    this.#rv = revision;
+    this.#floor = revision;
+    this.#history = [];
+    this.#historyHead = 0;
+    this.#feed = await this.#etcd.watchFeed(this.#prefix, false, revision + 1, {
+      onEvents: (events) => this.#onEvents(events),
+      onProgress: (rev) => this.#advance(rev),
+      onCancel: ({ message }) => this.#onFeedLost(message),
+    });
+    this.#ready = true;
+  }
+
+  #onFeedLost(message: string): void {
+    this.#ready = false;
+    this.#feed = undefined;
+    // Clients re-watch; those that resume from a version we no longer have go to etcd (or get 410).
+    for (const w of [...this.#watchers]) w.queue.end();
+    this.#watchers.clear();
+    if (this.#closed) return;
+    this.#onError(`watch cache ${this.#prefix}: etcd watch ended (${message}), resyncing`, undefined);
+    void this.start();
+  }
+
+  #onEvents(events: IEvent[]): void {
+    for (const ev of events) {
+      const key = ev.kv.key.toString();
+      const rev = Number(ev.kv.mod_revision);
+      const prev = this.#objects.get(key);
+      let ce: CacheEvent;
+      if (ev.type === 'Delete') {
+        this.#rv = rev;
+        if (!prev) continue;
+        this.#objects.delete(key);
+        this.#sortedKeys = undefined;
+        const obj: StoredObject = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rev) } };
+        ce = { key, rev, obj, prev, natural: { type: 'DELETED', object: obj } };
+      } else {
+        const obj = decodeObject(ev.kv.value, rev);
+        this.#objects.set(key, obj);
+        if (!prev) this.#sortedKeys = undefined;
+        ce = { key, rev, obj, prev, natural: { type: prev ? 'MODIFIED' : 'ADDED', object: obj } };
+      }
+      this.#rv = rev;
+      this.#pushHistory(ce);
+      for (const w of this.#watchers) w.deliver(ce);
+    }
+    this.#wake();
+  }
+
+  #pushHistory(ce: CacheEvent): void {
+    this.#history.push(ce);
+    if (this.#history.length - this.#historyHead > this.#historyLimit) {
+      this.#floor = this.#history[this.#historyHead]!.rev;
+      this.#history[this.#historyHead++] = undefined as unknown as CacheEvent;
+      if (this.#historyHead > 4096 && this.#historyHead * 2 > this.#history.length) {
+        this.#history = this.#history.slice(this.#historyHead);
+        this.#historyHead = 0;
+      }
+    }
+  }
+
+  /** etcd compacted up to `rev`: history at or below it is no longer served (watches from there get 410). */
+  onCompacted(rev: number): void {
+    if (rev <= this.#floor) return;
+    this.#floor = Math.min(rev, this.#rv);
+    while (this.#historyHead < this.#history.length && this.#history[this.#historyHead]!.rev <= this.#floor) {
+      this.#history[this.#historyHead++] = undefined as unknown as CacheEvent;
+    }
+  }
+
+  /** A progress notification: nothing under our prefix changed up to `rev`. */
+  #advance(rev: number): void {
+    if (rev > this.#rv) this.#rv = rev;
+    this.#wake();
+  }
+
+  #wake(): void {
+    if (this.#waiters.length === 0) return;
+    const still: Array<{ rv: number; resolve: () => void }> = [];
+    for (const w of this.#waiters) {
+      if (w.rv <= this.#rv) w.resolve();
+      else still.push(w);
+    }
+    this.#waiters = still;
+  }
+
+  /** Waits until the cache reflects `rv`; asks etcd for progress so quiet resources advance too. */
+  async #waitUntil(rv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
+    if (this.#rv >= rv) return;
+    let timer: NodeJS.Timeout | undefined;
+    const reached = await new Promise<boolean>((resolve) => {
+      const waiter = { rv, resolve: () => resolve(true) };
+      this.#waiters.push(waiter);
+      timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.#etcd.requestProgress(timeoutMs).catch(() => undefined);
+    });
+    clearTimeout(timer);
+    if (!reached) {
+      throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${rv}, current: ${this.#rv}`, this.#rv, rv);
+    }
+  }
+
+  /** Consistent read: true once the cache has caught up with etcd's current revision. */
+  async #waitConsistent(key: string): Promise<boolean> {
+    const target = await this.#etcd.currentRevision();
+    try {
+      await this.#waitUntil(target, key);
+      this.#stats.consistentReadsFromCache++;
+      return true;
+    } catch {
+      this.#stats.consistentReadsFallback++;
+      return false;
+    }
+  }
+
+  // --- Store: writes go to etcd --------------------------------------------------------------
+
+  create(key: string, obj: StoredObject, opts?: { dryRun?: boolean }): Promise<StoredObject> {
+    return this.#etcd.create(key, obj, opts);
+  }
+
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<StoredObject> {
+    return this.#etcd.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  delete(key: string, opts?: DeleteOptions): Promise<StoredObject> {
+    return this.#etcd.delete(key, opts);
+  }
+
+  currentRevision(): Promise<number> {
+    return this.#etcd.currentRevision();
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.#etcd.compact(revision);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#ready = false;
+    this.#feed?.cancel();
+    for (const w of [...this.#watchers]) w.queue.end();
+    this.#watchers.clear();
+  }
+
+  // --- Store: reads ---------------------------------------------------------------------------
+
+  async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    if (!this.#ready || !key.startsWith(this.#prefix)) return this.#etcd.get(key, opts);
+    const rv = opts.resourceVersion ?? '';
+    if (rv === '') {
+      if (!(await this.#waitConsistent(key))) return this.#etcd.get(key, opts);
+    } else if (rv !== '0') {
+      await this.#waitUntil(parseResourceVersion(rv), key);
+    }
+    const obj = this.#objects.get(key);
+    if (!obj) throw new StorageError('NotFound', key, `key not found: ${key}`);
+    return obj;
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const rv = opts.resourceVersion ?? '';
+    // kube's shouldDelegateList: continuations, exact reads and limited reads at a version need
+    // etcd's snapshot; everything else is served from memory.
+    const delegate = !this.#ready || !prefix.startsWith(this.#prefix) || !!opts.continue || opts.resourceVersionMatch === 'Exact' || (!!opts.limit && rv !== '0');
+    if (delegate) return this.#etcd.list(prefix, opts);
+    if (rv === '') {
+      if (!(await this.#waitConsistent(prefix))) return this.#etcd.list(prefix, opts);
+    } else if (rv !== '0') {
+      await this.#waitUntil(parseResourceVersion(rv), prefix);
+    }
+    const items: StoredObject[] = [];
+    const predicate = opts.predicate;
+    for (const key of this.#keysUnder(prefix)) {
+      const obj = this.#objects.get(key)!;
+      if (!predicate || predicate(obj)) items.push(obj);
+    }
+    return { items, resourceVersion: String(this.#rv), continue: '' };
+  }
+
+  /** Keys under a prefix, in etcd's (byte) order. */
+  #keysUnder(prefix: string): string[] {
+    this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys);
+    const keys = this.#sortedKeys;
+    if (prefix === this.#prefix) return keys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys(keys[mid]!, prefix) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < keys.length && keys[i]!.startsWith(prefix); i++) out.push(keys[i]!);
+    return out;
+  }
+
+  async watch(keyOrPrefix: string, opts: WatchOptions = {}): Promise<Watcher> {
+    if (!this.#ready || !keyOrPrefix.startsWith(this.#prefix)) return this.#etcd.watch(keyOrPrefix, opts);
+    const rvText = opts.resourceVersion ?? '';
+    const requested = parseResourceVersion(rvText);
+    if (rvText === '') {
+      if (!(await this.#waitConsistent(keyOrPrefix))) return this.#etcd.watch(keyOrPrefix, opts);
+    } else if (requested > 0) {
+      await this.#waitUntil(requested, keyOrPrefix);
+      // Older than the history we hold: etcd still may have it (or answers 410 if compacted).
+      if (requested < this.#floor) return this.#etcd.watch(keyOrPrefix, opts);
+    }
+    // From here to registration nothing awaits, so no event can slip between replay and live.
+    const w: CacheWatcher = new CacheWatcher({
+      key: keyOrPrefix,
+      exact: !!opts.exactKey,
+      ...(opts.predicate ? { predicate: opts.predicate } : {}),
+      bookmarks: !!opts.bookmarks,
+      startRv: requested > 0 ? requested : this.#rv,
+      limit: this.#etcd.watchBufferLimit,
+      onStop: () => this.#watchers.delete(w),
+    });
+    if (requested === 0) {
+      const keys = opts.exactKey ? (this.#objects.has(keyOrPrefix) ? [keyOrPrefix] : []) : this.#keysUnder(keyOrPrefix);
+      for (const key of keys) {
+        const obj = this.#objects.get(key)!;
+        if (w.matches(obj)) w.queue.push({ type: 'ADDED', object: obj });
+      }
+    } else {
+      for (let i = this.#firstHistoryAfter(requested); i < this.#history.length; i++) w.deliver(this.#history[i]!);
+    }
+    this.#watchers.add(w);
+    return w.queue;
+  }
+
+  #firstHistoryAfter(rev: number): number {
+    let lo = this.#historyHead;
+    let hi = this.#history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#history[mid]!.rev <= rev) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Sends a BOOKMARK to each watcher that asked for them and is behind the cache's revision. */
+  sendBookmarks(): void {
+    const rv = this.#rv;
+    for (const w of this.#watchers) {
+      if (!w.bookmarks || w.lastRv >= rv) continue;
+      w.lastRv = rv;
+      w.queue.push({ type: 'BOOKMARK', object: { apiVersion: this.#apiVersion, kind: this.#kind, metadata: { resourceVersion: String(rv) } } });
+    }
+  }
+
+  hasBookmarkWatchers(): boolean {
+    for (const w of this.#watchers) if (w.bookmarks) return true;
+    return false;
+  }
+}
+
+function compareKeys(a: string, b: string): number {
+  // etcd orders keys by bytes; for the ASCII keys of names this is code-unit order.
+  return a < b ? -1 : a > b ? 1 : 0;
+}
