@@ -130,7 +130,7 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
             continue; // kube drops unknown fields on decode
           }
           const c = conform(v, ps, defs, `${where}.${k}`);
-          if (c !== undefined) out[k] = c;
+          if (c !== undefined && !omittedWhenEmpty(c, ps, defs)) out[k] = c;
         }
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
@@ -144,6 +144,20 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
       return out;
     }
   }
+}
+
+/**
+ * Go's `omitempty` as kube's types use it for optional fields: empty strings, lists and maps are
+ * not written back, so they are not stored either. Structs stay (omitempty never drops them) and
+ * scalars stay (pointer fields keep `false` and `0`).
+ */
+function omittedWhenEmpty(value: unknown, schema: Schema, defs: Definitions): boolean {
+  if (value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (!isPlainObject(value)) return false;
+  let sch = schema;
+  while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
+  return sch.additionalProperties !== undefined && Object.keys(value).length === 0;
 }
 
 /** The Go zero value a null element of a slice or map decodes to. */

@@ -40,7 +40,7 @@ export class WatchCaches {
   async start(): Promise<void> {
     await this.#followCompactions();
     await Promise.all(this.#cachers.map((c) => c.start()));
-    const interval = this.#opts.bookmarkIntervalMs ?? 5000;
+    const interval = this.#opts.bookmarkIntervalMs ?? 2000;
     this.#timer = setInterval(() => void this.#bookmarks(), interval);
     this.#timer.unref();
   }
