@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Etcd3 } from 'etcd3';
-import { EtcdStore, isStorageError } from '@plinth/storage';
+import { Cacher, EtcdStore, isStorageError } from '@plinth/storage';
 import type { StoredObject, StoredObject as ApiObject } from '@plinth/api';
 import { startTestEtcd, type TestEtcd } from './harness.js';
 
@@ -147,4 +147,33 @@ test('watches share one etcd watch stream and are released on stop', async () =>
   const watchers = await Promise.all(Array.from({ length: 5 }, () => store.watch('/registry/namespaces/', { resourceVersion: String(1) })));
   assert.ok(store.activeEtcdWatches >= 5);
   for (const w of watchers) w.stop();
+});
+
+test('the watch cache drops a watcher that cannot keep up, and keeps serving the others', async () => {
+  const small = new EtcdStore({ endpoints: [etcd.endpoint], watchBufferLimit: 50 });
+  const cacher = new Cacher({ etcd: small, prefix: '/registry/leases/', apiVersion: 'v1', kind: 'Lease' });
+  await cacher.start();
+  try {
+    const rv = String(await small.currentRevision());
+    const slow = await cacher.watch('/registry/leases/', { resourceVersion: rv });
+    const fast = await cacher.watch('/registry/leases/', { resourceVersion: rv });
+    const got: string[] = [];
+    const reading = (async () => {
+      while (got.length < 80) {
+        const e = await fast.next();
+        if (!e) break;
+        got.push(e.object.metadata.name!);
+      }
+    })();
+    for (let i = 0; i < 80; i++) await small.create(`/registry/leases/l${i}`, obj(`l${i}`));
+    await reading;
+    assert.equal(got.length, 80, 'the reading watcher got every event');
+    // The slow one was cut off after its buffer filled: its stream ends.
+    assert.equal(await slow.next(), undefined);
+    assert.equal(cacher.stats().watchers, 1);
+    fast.stop();
+  } finally {
+    await cacher.close();
+    await small.close();
+  }
 });
