@@ -9,6 +9,7 @@ import type { NameValidator } from './validation.js';
 import type { Schema } from './schema.js';
 import type { StoredObject } from './types.js';
 import type { GroupKind, GroupResource } from './errors.js';
+import type { TableDefinition } from './tables.js';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -60,6 +61,8 @@ export interface ResourceDefinition {
   /** The OpenAPI schema of the kind, without apiVersion/kind/metadata (added by the catalog). */
   schema: Schema;
   strategy: ResourceStrategy;
+  /** Table columns for `kubectl get` (kube's printer); the default Name/Created At when absent. */
+  table?: TableDefinition;
 }
 
 export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {

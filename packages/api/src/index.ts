@@ -7,3 +7,4 @@ export * from './catalog.js';
 export * from './meta-schema.js';
 export * from './resources/index.js';
 export * from './selectors/index.js';
+export * from './tables.js';

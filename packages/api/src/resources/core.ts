@@ -3,6 +3,7 @@
  * kube-apiserver 1.24 has them (pkg/apis/core/v1 defaults, pkg/apis/core/validation,
  * pkg/registry/core/{namespace,serviceaccount,secret}).
  */
+import { namespaceTable, serviceAccountTable, secretTable } from '../tables.js';
 import type { ResourceDefinition, ResourceStrategy } from '../catalog.js';
 import { type FieldError, fieldErr } from '../field-errors.js';
 import { type Schema, s } from '../schema.js';
@@ -195,6 +196,7 @@ export const namespaces: ResourceDefinition = {
   returnDeletedObject: true,
   schema: namespaceSchema,
   strategy: namespaceStrategy,
+  table: namespaceTable,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -252,6 +254,7 @@ export const serviceaccounts: ResourceDefinition = {
   returnDeletedObject: false,
   schema: serviceAccountSchema,
   strategy: serviceAccountStrategy,
+  table: serviceAccountTable,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -437,4 +440,5 @@ export const secrets: ResourceDefinition = {
   returnDeletedObject: false,
   schema: secretSchema,
   strategy: secretStrategy,
+  table: secretTable,
 };

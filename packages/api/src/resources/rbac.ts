@@ -3,6 +3,7 @@
  * schemas, defaults (pkg/apis/rbac/v1/defaults.go) and validation (pkg/apis/rbac/validation) as
  * kube-apiserver 1.24 has them.
  */
+import { roleTable, roleBindingTable, clusterRoleBindingTable, type TableDefinition } from '../tables.js';
 import type { ResourceDefinition, ResourceStrategy } from '../catalog.js';
 import { type FieldError, fieldErr } from '../field-errors.js';
 import { type Schema, s } from '../schema.js';
@@ -319,7 +320,7 @@ export const roleBindingStrategy: ResourceStrategy = {
 
 const ALL_VERBS: ResourceDefinition['verbs'] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-function rbacResource(kind: string, plural: string, namespaced: boolean, schema: Schema, strategy: ResourceStrategy): ResourceDefinition {
+function rbacResource(kind: string, plural: string, namespaced: boolean, schema: Schema, strategy: ResourceStrategy, table: TableDefinition): ResourceDefinition {
   return {
     group: RBAC_GROUP,
     version: 'v1',
@@ -337,10 +338,11 @@ function rbacResource(kind: string, plural: string, namespaced: boolean, schema:
     returnDeletedObject: false,
     schema,
     strategy,
+    table,
   };
 }
 
-export const clusterroles = rbacResource('ClusterRole', 'clusterroles', false, clusterRoleSchema, clusterRoleStrategy);
-export const clusterrolebindings = rbacResource('ClusterRoleBinding', 'clusterrolebindings', false, bindingSchema('ClusterRoleBinding'), clusterRoleBindingStrategy);
-export const roles = rbacResource('Role', 'roles', true, roleSchema, roleStrategy);
-export const rolebindings = rbacResource('RoleBinding', 'rolebindings', true, bindingSchema('RoleBinding'), roleBindingStrategy);
+export const clusterroles = rbacResource('ClusterRole', 'clusterroles', false, clusterRoleSchema, clusterRoleStrategy, roleTable);
+export const clusterrolebindings = rbacResource('ClusterRoleBinding', 'clusterrolebindings', false, bindingSchema('ClusterRoleBinding'), clusterRoleBindingStrategy, clusterRoleBindingTable);
+export const roles = rbacResource('Role', 'roles', true, roleSchema, roleStrategy, roleTable);
+export const rolebindings = rbacResource('RoleBinding', 'rolebindings', true, bindingSchema('RoleBinding'), roleBindingStrategy, roleBindingTable);

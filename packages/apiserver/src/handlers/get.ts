@@ -11,5 +11,5 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   const rv = r.query.get('resourceVersion') ?? '';
   if (rv && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
   const obj = await r.store.get(r.scope, r.info.name, rv);
-  writeObject(r.req, r.res, r.query, 200, format.table ? tableOfObject(obj, include, format.table) : obj, format);
+  writeObject(r.req, r.res, r.query, 200, format.table ? tableOfObject(r.def, obj, include, format.table) : obj, format);
 }

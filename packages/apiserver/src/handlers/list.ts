@@ -15,5 +15,5 @@ export async function handleList(r: ResourceRequest, watch: boolean): Promise<vo
     return;
   }
   const list = await r.store.list(r.scope, opts);
-  writeObject(r.req, r.res, r.query, 200, format.table ? tableOfList(list, include, format.table) : list, format);
+  writeObject(r.req, r.res, r.query, 200, format.table ? tableOfList(r.def, list, include, format.table) : list, format);
 }

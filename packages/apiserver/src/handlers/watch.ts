@@ -34,7 +34,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     if (protobufStream) return encodeWatchEventFrame(e.type, e.object as Record<string, unknown>);
     let object: unknown = e.object;
     if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
-      object = tableOfObject(e.object as StoredObject, include, format.table);
+      object = tableOfObject(r.def, e.object as StoredObject, include, format.table);
     }
     return `${JSON.stringify({ type: e.type, object })}\n`;
   };
