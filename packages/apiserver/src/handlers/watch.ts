@@ -10,6 +10,13 @@ import { encodeWatchEventFrame } from '../protobuf/codec.js';
 import type { ParsedListOptions } from './options.js';
 import type { ResourceRequest } from './scope.js';
 
+/**
+ * Encoded events, by event object: the watch cache hands the same event object to every watcher
+ * it fits unchanged, so a fan-out to N watchers serializes it once, not N times.
+ */
+const encodedJson = new WeakMap<WatchEvent, string>();
+const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
+
 /** kube's --min-request-timeout default: a watch without timeoutSeconds lasts 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_S = 1800;
 
@@ -30,13 +37,18 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
   const encodeEvent = (e: WatchEvent): string | Buffer => {
-    // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
-    if (protobufStream) return encodeWatchEventFrame(e.type, e.object as Record<string, unknown>);
-    let object: unknown = e.object;
-    if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
-      object = tableOfObject(r.def, e.object as StoredObject, include, format.table);
+    if (protobufStream) {
+      // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
+      let frame = encodedProtobuf.get(e);
+      if (!frame) encodedProtobuf.set(e, (frame = encodeWatchEventFrame(e.type, e.object as Record<string, unknown>)));
+      return frame;
     }
-    return `${JSON.stringify({ type: e.type, object })}\n`;
+    if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
+      return `${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object as StoredObject, include, format.table) })}\n`;
+    }
+    let line = encodedJson.get(e);
+    if (!line) encodedJson.set(e, (line = `${JSON.stringify({ type: e.type, object: e.object })}\n`));
+    return line;
   };
   try {
     for (;;) {
