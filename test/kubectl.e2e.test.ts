@@ -99,3 +99,19 @@ test('SIGTERM stops plinth and its embedded etcd cleanly', async () => {
   assert.equal(refused, true);
   plinth = await startProcess(dataDir); // for `after`
 });
+
+test('a port already in use fails the start with a message, and leaves no etcd behind', async () => {
+  const { spawnSync: run } = await import('node:child_process');
+  const { EXECUTABLE } = await import('./harness.js');
+  const port = new URL(plinth.client.base).port;
+  const dir = tempDir('plinth-busy-');
+  try {
+    const r = run(process.execPath, [EXECUTABLE, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--data-dir=${dir}`], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    const ps = run('pgrep', ['-f', `--data-dir=${dir}/etcd/member-data`], { encoding: 'utf8' });
+    assert.equal(ps.stdout.trim(), '', 'the embedded etcd was stopped');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -18,6 +18,7 @@ import { contextOf, type Handler } from './context.js';
 import { withAuthentication, withRecover, withRequestInfo } from './filters/index.js';
 import { ResourceStore } from './registry/store.js';
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
+import { createOpenAPIHandler } from './openapi/handler.js';
 import { buildDiscovery, VERSION } from './discovery.js';
 import { serveHealth, type HealthCheck } from './health.js';
 import { negotiate } from './negotiation.js';
@@ -146,11 +147,13 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     },
   ];
   const resourceHandler = createResourceHandler({ catalog, stores });
+  const openapi = createOpenAPIHandler(catalog, { verbs: SERVED_VERBS });
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);
     if (info.isResourceRequest) return resourceHandler(req, res);
     const path = info.path;
+    if (await openapi(req, res, path)) return;
     const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(path);
     if (health) return serveHealth(req, res, query, health[1]!, health[1] === 'readyz' ? readyChecks : baseChecks);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -198,13 +201,22 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => {
-      server.off('error', reject);
-      resolveListen();
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(opts.securePort, opts.bindAddress, () => {
+        server.off('error', reject);
+        resolveListen();
+      });
     });
-  });
+  } catch (e) {
+    // Nothing started so far may outlive a failed start: not the caches, not the embedded etcd.
+    compactor.stop();
+    await watchCaches?.stop();
+    await storage.close();
+    await etcd?.stop();
+    throw new Error(`cannot listen on ${opts.bindAddress}:${opts.securePort}: ${(e as Error).message}`);
+  }
   const addr = server.address();
   port = typeof addr === 'object' && addr ? addr.port : opts.securePort;
   const url = `https://${hostForUrl}:${port}`;

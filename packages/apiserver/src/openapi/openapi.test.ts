@@ -1,0 +1,170 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Catalog, builtinResources, type Verb } from '@plinth/api';
+import { buildSwagger } from './v2.js';
+import { buildV3, V3_REF_PREFIX } from './v3.js';
+import { refsIn, V2_REF_PREFIX } from './definitions.js';
+import { gvCamel, kindName, listKindName, tagOf, type JSONObject, type JSONValue } from './names.js';
+
+const catalog = new Catalog(builtinResources());
+const swagger = buildSwagger(catalog);
+const definitions = swagger['definitions'] as JSONObject;
+const paths = swagger['paths'] as JSONObject;
+
+function obj(v: JSONValue | undefined): JSONObject {
+  assert.ok(v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v), `not an object: ${JSON.stringify(v)}`);
+  return v as JSONObject;
+}
+
+function walk(v: JSONValue, visit: (o: JSONObject) => void): void {
+  if (Array.isArray(v)) v.forEach((x) => walk(x, visit));
+  else if (v !== null && typeof v === 'object') {
+    visit(v);
+    Object.values(v).forEach((x) => walk(x, visit));
+  }
+}
+
+test('names: group-version camel case and tags as kube writes them', () => {
+  assert.equal(gvCamel('', 'v1'), 'CoreV1');
+  assert.equal(gvCamel('rbac.authorization.k8s.io', 'v1'), 'RbacAuthorizationV1');
+  assert.equal(gvCamel('apps', 'v1'), 'AppsV1');
+  assert.equal(tagOf('', 'v1'), 'core_v1');
+  assert.equal(tagOf('rbac.authorization.k8s.io', 'v1'), 'rbacAuthorization_v1');
+});
+
+test('v2: every served kind and list has a definition with its group-version-kind', () => {
+  for (const def of catalog.all()) {
+    for (const [name, kind] of [[kindName(def), def.kind], [listKindName(def), def.listKind]] as const) {
+      const d = obj(definitions[name]);
+      assert.deepEqual(d['x-kubernetes-group-version-kind'], [{ group: def.group, kind, version: def.version }], name);
+      assert.equal(d['type'], 'object');
+    }
+  }
+  assert.ok(definitions['io.k8s.api.core.v1.ServiceAccount']);
+  assert.ok(definitions['io.k8s.api.rbac.v1.ClusterRoleBinding']);
+  assert.ok(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
+  assert.deepEqual(obj(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.Time']), {
+    description: obj(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.Time'])['description']!,
+    format: 'date-time',
+    type: 'string',
+  });
+});
+
+test('v2: catalog $refs map to kube qualified names; shared types land in their packages', () => {
+  const crb = obj(definitions['io.k8s.api.rbac.v1.ClusterRoleBinding']);
+  const props = obj(crb['properties']);
+  assert.deepEqual(crb['required'], ['roleRef']);
+  assert.equal(obj(obj(props['subjects'])['items'])['$ref'], '#/definitions/io.k8s.api.rbac.v1.Subject');
+  assert.equal(obj(props['subjects'])['x-kubernetes-list-type'], 'atomic');
+  assert.equal(obj(props['roleRef'])['$ref'], '#/definitions/io.k8s.api.rbac.v1.RoleRef');
+  assert.equal(obj(props['metadata'])['$ref'], '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  const subject = obj(definitions['io.k8s.api.rbac.v1.Subject']);
+  assert.deepEqual(Object.keys(obj(subject['properties'])), ['apiGroup', 'kind', 'name', 'namespace']);
+  assert.deepEqual(subject['required'], ['kind', 'name']);
+  assert.equal(subject['x-kubernetes-map-type'], 'atomic');
+  const sa = obj(obj(definitions['io.k8s.api.core.v1.ServiceAccount'])['properties']);
+  assert.equal(obj(obj(sa['secrets'])['items'])['$ref'], '#/definitions/io.k8s.api.core.v1.ObjectReference');
+  assert.equal(obj(sa['secrets'])['x-kubernetes-patch-strategy'], 'merge');
+  assert.equal(obj(sa['secrets'])['x-kubernetes-patch-merge-key'], 'name');
+  const meta = obj(obj(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'])['properties']);
+  assert.equal(obj(meta['creationTimestamp'])['$ref'], '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Time');
+  assert.deepEqual(obj(meta['ownerReferences'])['x-kubernetes-list-map-keys'], ['uid']);
+  assert.equal(obj(obj(definitions['io.k8s.api.rbac.v1.AggregationRule'])['properties'])['clusterRoleSelectors'] !== undefined, true);
+  // Nested structs become their own definitions, as kube's Go types are.
+  const ns = obj(obj(definitions['io.k8s.api.core.v1.Namespace'])['properties']);
+  assert.equal(obj(ns['spec'])['$ref'], '#/definitions/io.k8s.api.core.v1.NamespaceSpec');
+  assert.ok(definitions['io.k8s.api.core.v1.NamespaceStatus']);
+});
+
+test('v2: every $ref resolves and no catalog-only keys leak', () => {
+  walk(swagger, (o) => {
+    assert.equal(o['x-go-type'], undefined);
+    const r = o['$ref'];
+    if (typeof r === 'string') {
+      assert.ok(r.startsWith(V2_REF_PREFIX), r);
+      assert.ok(definitions[r.slice(V2_REF_PREFIX.length)], `unresolved ${r}`);
+    }
+  });
+});
+
+test('v2: paths and operation ids for every served resource and verb', () => {
+  const ids = new Map<string, JSONObject>();
+  for (const item of Object.values(paths)) {
+    for (const [m, op] of Object.entries(obj(item))) {
+      if (m === 'parameters') continue;
+      const o = obj(op);
+      const id = o['operationId'] as string;
+      assert.ok(!ids.has(id), `duplicate operationId ${id}`);
+      ids.set(id, o);
+    }
+  }
+  const sa = obj(paths['/api/v1/namespaces/{namespace}/serviceaccounts']);
+  assert.equal(obj(sa['get'])['operationId'], 'listCoreV1NamespacedServiceAccount');
+  assert.equal(obj(sa['get'])['x-kubernetes-action'], 'list');
+  assert.deepEqual(obj(sa['get'])['x-kubernetes-group-version-kind'], { group: '', kind: 'ServiceAccount', version: 'v1' });
+  assert.equal(obj(sa['post'])['operationId'], 'createCoreV1NamespacedServiceAccount');
+  assert.equal(obj(sa['delete'])['operationId'], 'deleteCoreV1CollectionNamespacedServiceAccount');
+  for (const id of [
+    'createRbacAuthorizationV1ClusterRoleBinding',
+    'readRbacAuthorizationV1ClusterRoleBinding',
+    'replaceRbacAuthorizationV1ClusterRoleBinding',
+    'patchRbacAuthorizationV1ClusterRoleBinding',
+    'deleteRbacAuthorizationV1ClusterRoleBinding',
+    'listRbacAuthorizationV1RoleBindingForAllNamespaces',
+    'watchRbacAuthorizationV1NamespacedRoleBindingList',
+    'watchCoreV1Namespace',
+    'readCoreV1NamespaceStatus',
+    'replaceCoreV1NamespaceFinalize',
+    'listCoreV1SecretForAllNamespaces',
+  ]) {
+    assert.ok(ids.has(id), `missing ${id}`);
+  }
+  // Every catalog verb appears for every resource.
+  const actions = new Set([...ids.values()].map((o) => `${JSON.stringify(o['x-kubernetes-group-version-kind'])}/${o['x-kubernetes-action']}`));
+  const actionOf: Record<Verb, string> = { create: 'post', delete: 'delete', deletecollection: 'deletecollection', get: 'get', list: 'list', patch: 'patch', update: 'put', watch: 'watchlist' };
+  for (const def of catalog.all()) {
+    for (const v of def.verbs) {
+      const gvk = JSON.stringify({ group: def.group, kind: def.kind, version: def.version });
+      assert.ok(actions.has(`${gvk}/${actionOf[v]}`), `${def.plural} ${v}`);
+    }
+  }
+  // The item path names its parameters as kube does.
+  const item = obj(paths['/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}']);
+  assert.deepEqual((item['parameters'] as JSONObject[]).map((p) => p['name']), ['name', 'namespace', 'pretty']);
+  const post = obj(obj(paths['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings'])['post']);
+  assert.deepEqual(obj((post['parameters'] as JSONObject[])[0])['schema'], { $ref: '#/definitions/io.k8s.api.rbac.v1.ClusterRoleBinding' });
+});
+
+test('v2: the verbs option limits the published operations; fieldValidation is not advertised', () => {
+  const limited = buildSwagger(catalog, { verbs: new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'delete', 'deletecollection']) });
+  walk(limited, (o) => {
+    assert.equal(o['patch'], undefined);
+    assert.notEqual(o['name'], 'fieldValidation');
+  });
+});
+
+test('v3: one document per served group-version; refs wrapped and resolvable', () => {
+  const { groupVersions } = buildV3(catalog);
+  assert.deepEqual([...groupVersions.keys()], ['api/v1', 'apis/rbac.authorization.k8s.io/v1']);
+  for (const [gv, doc] of groupVersions) {
+    assert.equal(doc['openapi'], '3.0.0');
+    const schemas = obj(obj(doc['components'])['schemas']);
+    for (const p of Object.keys(obj(doc['paths']))) assert.ok(p.startsWith(`/${gv}/`), p);
+    for (const r of refsIn(doc, V3_REF_PREFIX)) assert.ok(schemas[r], `${gv}: unresolved ${r}`);
+    walk(doc, (o) => {
+      if (typeof o['$ref'] === 'string') {
+        assert.equal(Object.keys(o).length, 1, `$ref with siblings: ${JSON.stringify(o)}`);
+        assert.ok(o['$ref'].startsWith(V3_REF_PREFIX));
+      }
+    });
+    for (const def of catalog.all().filter((d) => (d.group === '' ? 'api/v1' : `apis/${d.group}/${d.version}`) === gv)) {
+      assert.deepEqual(obj(schemas[kindName(def)])['x-kubernetes-group-version-kind'], [{ group: def.group, kind: def.kind, version: def.version }]);
+    }
+  }
+  const rbac = groupVersions.get('apis/rbac.authorization.k8s.io/v1')!;
+  const crb = obj(obj(obj(obj(rbac['components'])['schemas'])['io.k8s.api.rbac.v1.ClusterRoleBinding'])['properties']);
+  assert.deepEqual(obj(crb['roleRef'])['allOf'], [{ $ref: '#/components/schemas/io.k8s.api.rbac.v1.RoleRef' }]);
+  const post = obj(obj(obj(rbac['paths'])['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings'])['post']);
+  assert.deepEqual(obj(obj(obj(post['requestBody'])['content'])['*/*'])['schema'], { $ref: '#/components/schemas/io.k8s.api.rbac.v1.ClusterRoleBinding' });
+  assert.equal(obj(rbac['components'])['schemas'] !== undefined && obj(obj(rbac['components'])['schemas'])['io.k8s.api.core.v1.ServiceAccount'], undefined);
+});
