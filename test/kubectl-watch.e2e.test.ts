@@ -163,7 +163,7 @@ test('kubectl get -w --output-watch-events shows ADDED, MODIFIED and DELETED', a
   }
 });
 
-test('kubectl label and annotate (PATCH) show up as MODIFIED in a watch', { todo: 'PATCH is served from issue 4 on' }, async () => {
+test('kubectl label and annotate (PATCH) show up as MODIFIED in a watch', async () => {
   await namespaceWithDefaultSA('kwp');
   ok('-n', 'kwp', 'create', 'sa', 'patched');
   const w = kubectlInBackground('-n', 'kwp', 'get', 'sa', '-w', '--output-watch-events');

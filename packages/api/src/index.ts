@@ -8,3 +8,5 @@ export * from './meta-schema.js';
 export * from './resources/index.js';
 export * from './selectors/index.js';
 export * from './tables.js';
+export * from './patch/index.js';
+export * from './managedfields/index.js';

@@ -1,14 +1,15 @@
 /** POST to a collection: create. 201 with the stored object (also for dry-run, as kube). */
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
-import { parseDryRun } from './options.js';
+import { parseDryRun, parseFieldManager } from './options.js';
 import { readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const dryRun = parseDryRun(r.query, 'CreateOptions');
+  const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
   const obj = await readObject(r);
-  const out = await r.store.create(r.scope, obj, { dryRun });
+  const out = await r.store.create(r.scope, obj, { dryRun, manager });
   writeObject(r.req, r.res, r.query, 201, out, format);
 }

@@ -1,6 +1,8 @@
 /** Query-parameter options of the verbs, validated as kube validates its *Options kinds. */
 import {
   badRequest,
+  defaultManagerFromUserAgent,
+  validateManager,
   fieldErr,
   invalid,
   parseFieldSelector,
@@ -22,6 +24,20 @@ export function parseDryRun(query: URLSearchParams, kind: OptionsKind): boolean 
   if (values.length === 0) return false;
   if (values.length === 1 && values[0] === 'All') return true;
   throw invalid({ group: 'meta.k8s.io', kind }, '', [fieldErr.notSupported('dryRun', values, ['All'])]);
+}
+
+/**
+ * The field manager of a write: the `fieldManager` parameter (validated as kube's
+ * ValidateFieldManager, 422) or the User-Agent's product name (kube's managerOrUserAgent).
+ */
+export function parseFieldManager(query: URLSearchParams, userAgent: string | undefined, kind: OptionsKind): string {
+  const given = query.get('fieldManager') ?? '';
+  if (given) {
+    const errs = validateManager(given);
+    if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind }, '', errs);
+    return given;
+  }
+  return defaultManagerFromUserAgent(userAgent ?? '');
 }
 
 function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {

@@ -23,11 +23,12 @@ import { handleList } from './list.js';
 import { handleCreate } from './create.js';
 import { handleUpdate, checkName } from './update.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handlePatch } from './patch.js';
 import { parseDryRun } from './options.js';
 import { readObject } from './body.js';
 
 /** The verbs this server's handlers implement; discovery advertises only these. */
-export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'delete', 'deletecollection']);
+export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export interface ResourceHandlerDeps {
   catalog: Catalog;
@@ -73,6 +74,8 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
         return handleCreate(r);
       case 'update':
         return handleUpdate(r);
+      case 'patch':
+        return handlePatch(r);
       case 'delete':
         return handleDelete(r);
       case 'deletecollection':

@@ -2,17 +2,18 @@
 import { badRequest } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
-import { parseDryRun } from './options.js';
+import { parseDryRun, parseFieldManager } from './options.js';
 import { readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
+  const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
   const obj = await readObject(r);
   checkName(r, obj.metadata.name, obj.metadata.namespace);
   obj.metadata.name = r.info.name;
-  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun });
+  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager });
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }
 

@@ -43,8 +43,11 @@ export function schemaDefinitions(): ReadonlyMap<string, Schema> {
   return definitions;
 }
 
-/** Decodes a parsed body for `def`; throws 400 StatusErrors as kube words them. */
-export function decodeInto(def: ResourceDefinition, catalog: Catalog, raw: unknown): StoredObject {
+/**
+ * Decodes a parsed body for `def`; throws 400 StatusErrors as kube words them. Defaults apply
+ * unless `withDefaults` is false (a server-side apply body is merged first, defaulted after).
+ */
+export function decodeInto(def: ResourceDefinition, catalog: Catalog, raw: unknown, withDefaults = true): StoredObject {
   const expected = apiVersionOf(def);
   if (!isPlainObject(raw)) {
     throw badRequest(`the object provided is unrecognized: expected a JSON object, got ${Array.isArray(raw) ? 'an array' : typeof raw}`);
@@ -72,6 +75,6 @@ export function decodeInto(def: ResourceDefinition, catalog: Catalog, raw: unkno
   obj.apiVersion = expected;
   obj.kind = def.kind;
   obj.metadata ??= {};
-  def.strategy.defaults?.(obj);
+  if (withDefaults) def.strategy.defaults?.(obj);
   return obj;
 }

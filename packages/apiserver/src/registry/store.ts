@@ -5,6 +5,7 @@
  */
 import { randomUUID, randomInt } from 'node:crypto';
 import {
+  FieldManager,
   OPTIMISTIC_LOCK_MESSAGE,
   apiVersionOf,
   badRequest,
@@ -20,6 +21,7 @@ import {
   type ObjectList,
   type ResourceDefinition,
   type ResourceStrategy,
+  type Schema,
   type Status,
   type StoredObject,
   type UserInfo,
@@ -27,6 +29,7 @@ import {
 import type { AdmissionAttributes, AdmissionChain, Operation } from '@plinth/admission';
 import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
 import { interpretStorageError } from './interpret.js';
+import { fullSchemaOf, schemaDefinitions } from './codec.js';
 
 /** Who asks, and in which namespace ('' for cluster-scoped or all namespaces). */
 export interface RequestScope {
@@ -36,7 +39,17 @@ export interface RequestScope {
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /**
+   * The field manager this write is recorded under in managedFields (kube: the `fieldManager`
+   * parameter, else the User-Agent's product). Internal writes pass none and are not tracked.
+   */
+  manager?: string;
 }
+
+/** A PATCH: server-side apply of a partial object, or a patch function over the current object. */
+export type PatchOperation =
+  | { kind: 'apply'; applied: StoredObject; force: boolean }
+  | { kind: 'patch'; apply(current: StoredObject): StoredObject };
 
 export interface DeleteRequestOptions extends WriteOptions {
   preconditions?: Preconditions;
@@ -64,6 +77,21 @@ export function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * The kind's empty object as Go would see it: non-pointer structs at the top level are `{}`
+ * (kube compares a create against it when recording managedFields).
+ */
+function emptyObjectOf(schema: Schema, defs: ReadonlyMap<string, Schema>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema.properties ?? {})) {
+    if (k === 'metadata' || k === 'apiVersion' || k === 'kind') continue;
+    let sch = v;
+    while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
+    if (sch.properties && sch['x-kubernetes-map-type'] !== 'atomic') out[k] = {};
+  }
+  return out;
+}
+
 /** Thrown inside a delete attempt when finalizers appeared since the read. */
 class FinalizersAppeared extends Error {}
 
@@ -71,11 +99,27 @@ export class ResourceStore {
   readonly def: ResourceDefinition;
   readonly #deps: RegistryDeps;
   readonly #apiVersion: string;
+  readonly #fieldManager: FieldManager;
 
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
     this.#deps = deps;
     this.#apiVersion = apiVersionOf(def);
+    const schema = fullSchemaOf(def);
+    const defs = schemaDefinitions();
+    this.#fieldManager = new FieldManager({
+      schema,
+      defs,
+      // The main resource does not own status (kube's strategies reset it for this endpoint).
+      resetFields: schema.properties?.['status'] ? [['status']] : [],
+      emptyObject: emptyObjectOf(schema, defs),
+    });
+  }
+
+  /** Records a non-apply write of `next` over `live` in managedFields (kube's fieldmanager Update). */
+  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions): StoredObject {
+    if (!opts.manager) return next;
+    return this.#fieldManager.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now() }) as StoredObject;
   }
 
   key(namespace: string, name: string): string {
@@ -118,7 +162,8 @@ export class ResourceStore {
   }
 
   /** kube's create: mutating admission, BeforeCreate (strategy + validation), validating admission, storage. */
-  async create(scope: RequestScope, obj: StoredObject, opts: WriteOptions = {}): Promise<StoredObject> {
+  async create(scope: RequestScope, input: StoredObject, opts: WriteOptions = {}): Promise<StoredObject> {
+    const obj = this.#track(undefined, input, opts);
     this.#beforeCreate(scope, obj);
     await this.#admit('CREATE', scope, obj, undefined, opts);
     this.#validateCreate(obj);
@@ -150,11 +195,12 @@ export class ResourceStore {
       out = await this.#deps.storage.guaranteedUpdate(
         key,
         async (existing) => {
-          const next = structuredClone(obj);
+          let next = structuredClone(obj);
           if (!existing) {
             if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
             created = true;
             delete next.metadata.resourceVersion;
+            next = this.#track(undefined, next, opts);
             this.#beforeCreate(scope, next);
             await this.#admit('CREATE', scope, next, undefined, opts);
             this.#validateCreate(next);
@@ -162,7 +208,7 @@ export class ResourceStore {
             return next;
           }
           created = false;
-          return this.#prepareUpdate(scope, next, existing, opts, strategy);
+          return this.#prepareUpdate(scope, this.#track(existing, next, opts), existing, opts, strategy);
         },
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
@@ -197,6 +243,49 @@ export class ResourceStore {
     }
     if (!opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return this.#withTypeMeta(out);
+  }
+
+  /**
+   * PATCH: a patch function or a server-side apply over the current object, retried on a lost
+   * race with fresh state (so admission and validation run again). Apply creates missing objects.
+   */
+  async patch(scope: RequestScope, name: string, op: PatchOperation, opts: WriteOptions = {}): Promise<{ object: StoredObject; created: boolean }> {
+    let created = false;
+    let out: StoredObject;
+    try {
+      out = await this.#deps.storage.guaranteedUpdate(
+        this.key(scope.namespace, name),
+        async (existing) => {
+          if (op.kind === 'patch') {
+            if (!existing) throw notFound(groupResourceOf(this.def), name);
+            created = false;
+            return this.#prepareUpdate(scope, this.#track(existing, op.apply(existing), opts), existing, opts, this.def.strategy);
+          }
+          const merged = this.#fieldManager.apply(existing, op.applied, {
+            manager: opts.manager ?? '',
+            apiVersion: this.#apiVersion,
+            time: now(),
+            force: op.force,
+          }) as StoredObject;
+          this.def.strategy.defaults?.(merged);
+          if (existing) {
+            created = false;
+            return this.#prepareUpdate(scope, merged, existing, opts, this.def.strategy);
+          }
+          created = true;
+          this.#beforeCreate(scope, merged);
+          await this.#admit('CREATE', scope, merged, undefined, opts);
+          this.#validateCreate(merged);
+          await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
+          return merged;
+        },
+        { ignoreNotFound: op.kind === 'apply', dryRun: !!opts.dryRun },
+      );
+    } catch (e) {
+      throw interpretStorageError(e, this.def, name);
+    }
+    if (!created && !opts.dryRun) await this.#deleteIfFinalized(scope, out);
+    return { object: this.#withTypeMeta(out), created };
   }
 
   /**

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { metaDefinitions } from '../meta-schema.js';
+import type { Schema } from '../schema.js';
+import { resourceDefinitions, serviceaccounts } from '../resources/index.js';
+import { FieldSet, fieldPE, indexPE, keyPE, pathOf, pathString, serializePE, valuePE } from './fieldset.js';
+import { TypedSchema, compareObjects, fieldSetOf, removeItems } from './typed.js';
+
+const defs = new Map<string, Schema>(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
+
+const sa = {
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: {
+    name: 'builder',
+    namespace: 'default',
+    labels: { app: 'web', tier: 'b' },
+    annotations: { note: 'x' },
+    finalizers: ['example.com/keep'],
+  },
+  secrets: [{ name: 's1' }, { name: 's2' }],
+  automountServiceAccountToken: false,
+};
+
+describe('FieldsV1 encoding', () => {
+  it('encodes an applied ServiceAccount as SMD ToFieldSet does (struct fields are not members)', () => {
+    const set = fieldSetOf(sa, serviceaccounts.schema, defs);
+    // The strip set (apiVersion, kind, metadata.name, ...) is removed by the field manager, not here.
+    const expected = {
+      'f:apiVersion': {},
+      'f:automountServiceAccountToken': {},
+      'f:kind': {},
+      'f:metadata': {
+        'f:annotations': { 'f:note': {} },
+        'f:finalizers': { 'v:"example.com/keep"': {} },
+        'f:labels': { 'f:app': {}, 'f:tier': {} },
+        'f:name': {},
+        'f:namespace': {},
+      },
+      'f:secrets': {
+        // v1.ObjectReference is an atomic struct (+structType=atomic): items are leaves.
+        'k:{"name":"s1"}': {},
+        'k:{"name":"s2"}': {},
+      },
+    };
+    assert.deepEqual(set.toFieldsV1(), expected);
+    assert.equal(JSON.stringify(set.toFieldsV1()), JSON.stringify(expected), 'key order is SMD order');
+  });
+
+  it('encodes what a create added as kube does for an Update entry (added maps and lists get ".")', () => {
+    const ts = new TypedSchema(serviceaccounts.schema, defs);
+    const c = compareObjects(ts, {}, sa);
+    const expected = {
+      'f:apiVersion': {},
+      'f:automountServiceAccountToken': {},
+      'f:kind': {},
+      'f:metadata': {
+        '.': {},
+        'f:annotations': { '.': {}, 'f:note': {} },
+        'f:finalizers': { '.': {}, 'v:"example.com/keep"': {} },
+        'f:labels': { '.': {}, 'f:app': {}, 'f:tier': {} },
+        'f:name': {},
+        'f:namespace': {},
+      },
+      'f:secrets': {
+        '.': {},
+        // v1.ObjectReference is an atomic struct (+structType=atomic): items are leaves.
+        'k:{"name":"s1"}': {},
+        'k:{"name":"s2"}': {},
+      },
+    };
+    assert.equal(JSON.stringify(c.added.toFieldsV1()), JSON.stringify(expected));
+    assert.ok(c.modified.isEmpty());
+    assert.ok(c.removed.isEmpty());
+  });
+
+  it('round-trips through FieldsV1 and keeps membership of nodes with children', () => {
+    const set = fieldSetOf(sa, serviceaccounts.schema, defs);
+    const back = FieldSet.fromFieldsV1(JSON.parse(JSON.stringify(set.toFieldsV1())));
+    assert.ok(back.equals(set));
+    assert.ok(back.has([fieldPE('secrets'), keyPE([{ name: 'name', value: 's1' }])]));
+    assert.ok(!back.has(pathOf('metadata', 'labels')));
+    assert.ok(back.has(pathOf('metadata', 'labels', 'app')));
+  });
+
+  it('sorts key fields by name, escapes like Go, and orders f < k < v < i', () => {
+    assert.equal(serializePE(keyPE([{ name: 'protocol', value: 'TCP' }, { name: 'containerPort', value: 80 }])), 'k:{"containerPort":80,"protocol":"TCP"}');
+    assert.equal(serializePE(valuePE('a<b&c')), 'v:"a\\u003cb\\u0026c"');
+    assert.equal(serializePE(indexPE(3)), 'i:3');
+    const s = FieldSet.fromPaths([[indexPE(0)], [valuePE('x')], [keyPE([{ name: 'n', value: 'a' }])], [fieldPE('z')]]);
+    assert.deepEqual(Object.keys(s.toFieldsV1()), ['f:z', 'k:{"n":"a"}', 'v:"x"', 'i:0']);
+  });
+
+  it('drops unknown element types and rejects malformed keys when decoding', () => {
+    const s = FieldSet.fromFieldsV1({ 'f:a': {}, 'x:whatever': {}, 'f:b': { '.': {}, 'f:c': {} } });
+    assert.deepEqual(s.toFieldsV1(), { 'f:a': {}, 'f:b': { '.': {}, 'f:c': {} } });
+    assert.throws(() => FieldSet.fromFieldsV1({ f: {} }), /2 characters/);
+    assert.throws(() => FieldSet.fromFieldsV1({ 'fa:b': {} }), /missing colon/);
+    assert.throws(() => FieldSet.fromFieldsV1({ 'i:x': {} }), /invalid syntax/);
+  });
+});
+
+describe('set operations and paths', () => {
+  const a = FieldSet.fromPaths([pathOf('spec', 'x'), pathOf('spec', 'y'), pathOf('meta')]);
+  const b = FieldSet.fromPaths([pathOf('spec', 'y'), pathOf('other')]);
+
+  it('union, intersection, difference, equality, emptiness', () => {
+    assert.deepEqual(a.union(b).paths().map(pathString), ['.meta', '.other', '.spec.x', '.spec.y']);
+    assert.deepEqual(a.intersection(b).paths().map(pathString), ['.spec.y']);
+    assert.deepEqual(a.difference(b).paths().map(pathString), ['.meta', '.spec.x']);
+    assert.ok(a.difference(a).isEmpty());
+    assert.ok(FieldSet.empty().isEmpty());
+    assert.ok(a.union(b).equals(b.union(a)));
+    assert.ok(!a.equals(b));
+  });
+
+  it('recursive difference removes whole subtrees', () => {
+    const r = a.recursiveDifference(FieldSet.fromPaths([pathOf('spec')]));
+    assert.deepEqual(r.paths().map(pathString), ['.meta']);
+  });
+
+  it('prints paths as kube does in conflicts', () => {
+    assert.equal(pathString([fieldPE('secrets'), keyPE([{ name: 'name', value: 's1' }]), fieldPE('name')]), '.secrets[name="s1"].name');
+    assert.equal(pathString([fieldPE('metadata'), fieldPE('finalizers'), valuePE('a')]), '.metadata.finalizers[="a"]');
+    assert.equal(pathString([fieldPE('subjects'), indexPE(0)]), '.subjects[0]');
+  });
+});
+
+describe('RemoveItems', () => {
+  it('removes map-list items, set items and map keys', () => {
+    const ts = new TypedSchema(serviceaccounts.schema, defs);
+    const out = removeItems(
+      ts,
+      sa,
+      FieldSet.fromPaths([
+        [fieldPE('secrets'), keyPE([{ name: 'name', value: 's1' }])],
+        [fieldPE('metadata'), fieldPE('finalizers'), valuePE('example.com/keep')],
+        pathOf('metadata', 'labels', 'tier'),
+      ]),
+    );
+    assert.deepEqual(out, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'builder', namespace: 'default', labels: { app: 'web' }, annotations: { note: 'x' } },
+      secrets: [{ name: 's2' }],
+      automountServiceAccountToken: false,
+    });
+  });
+});

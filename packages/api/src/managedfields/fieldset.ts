@@ -1,0 +1,421 @@
+/**
+ * Field paths and field sets as sigs.k8s.io/structured-merge-diff v4 has them (fieldpath/element.go,
+ * fieldpath/set.go, fieldpath/serialize.go, fieldpath/serialize-pe.go), and the FieldsV1 wire form
+ * kube stores in `metadata.managedFields[].fieldsV1`.
+ *
+ * A set holds *members* (paths that are themselves in the set) and *children* (subsets under a path
+ * element). Ordering of path elements is SMD's: field names < keys < values < indexes, each compared
+ * within its kind; the FieldsV1 encoding is emitted in that order with `"."` first.
+ */
+import { isPlainObject } from '../types.js';
+
+/** One field of a map-list item's key, e.g. `{name: 'port', value: 80}`. */
+export interface KeyField {
+  readonly name: string;
+  readonly value: unknown;
+}
+
+export type PathElement =
+  | { readonly kind: 'field'; readonly name: string }
+  | { readonly kind: 'key'; readonly fields: readonly KeyField[] }
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'index'; readonly index: number };
+
+export type Path = readonly PathElement[];
+
+export const fieldPE = (name: string): PathElement => ({ kind: 'field', name });
+export const indexPE = (index: number): PathElement => ({ kind: 'index', index });
+export const valuePE = (value: unknown): PathElement => ({ kind: 'value', value });
+/** A key element; the fields are sorted by name as SMD's `FieldList.Sort` does. */
+export function keyPE(fields: readonly KeyField[]): PathElement {
+  return { kind: 'key', fields: [...fields].sort((a, b) => compareStrings(a.name, b.name)) };
+}
+
+/** A path of field names, e.g. `pathOf('metadata', 'labels')`. */
+export function pathOf(...names: string[]): Path {
+  return names.map(fieldPE);
+}
+
+export class FieldsV1Error extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Value ordering and formatting (SMD value/value.go, value/fields.go)
+// ---------------------------------------------------------------------------------------------
+
+/** Go's `strings.Compare`: byte order of the UTF-8 encodings. */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function typeRank(v: unknown): number {
+  if (typeof v === 'number') return 0; // floats and ints compare numerically
+  if (typeof v === 'string') return 2;
+  if (typeof v === 'boolean') return 3;
+  if (Array.isArray(v)) return 4;
+  if (isPlainObject(v)) return 5;
+  return 6; // null
+}
+
+/** SMD's `value.Compare`: a total order over JSON values. */
+export function compareValues(a: unknown, b: unknown): number {
+  const ra = typeRank(a);
+  const rb = typeRank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  if (typeof a === 'number' && typeof b === 'number') return a === b ? 0 : a < b ? -1 : 1;
+  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const c = compareValues(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a).sort(compareStrings);
+    const kb = Object.keys(b).sort(compareStrings);
+    for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
+      const c = compareStrings(ka[i]!, kb[i]!) || compareValues(a[ka[i]!], b[kb[i]!]);
+      if (c !== 0) return c;
+    }
+    return ka.length === kb.length ? 0 : ka.length < kb.length ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Go `encoding/json` (and jsoniter's standard-compatible config) string escaping, HTML-safe. */
+function goJSONString(s: string): string {
+  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON as SMD writes values into FieldsV1 keys (jsoniter, standard-library compatible). */
+export function goJSON(v: unknown): string {
+  if (typeof v === 'string') return goJSONString(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v).sort(compareStrings);
+    return `{${keys.map((k) => `${goJSONString(k)}:${goJSON(v[k])}`).join(',')}}`;
+  }
+  return 'null';
+}
+
+/** SMD's `value.ToString`, used in human-readable paths (`[name="x"]`). */
+function valueToString(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v); // Go %q; equal for printable text
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map(valueToString).join(',')}]`;
+  if (isPlainObject(v)) return Object.entries(v).map(([k, x]) => `${k}=${valueToString(x)}`).join('');
+  return String(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path elements
+// ---------------------------------------------------------------------------------------------
+
+const KIND_RANK: Record<PathElement['kind'], number> = { field: 0, key: 1, value: 2, index: 3 };
+
+/** SMD's `PathElement.Compare`. */
+export function comparePE(a: PathElement, b: PathElement): number {
+  if (a.kind !== b.kind) return KIND_RANK[a.kind] < KIND_RANK[b.kind] ? -1 : 1;
+  switch (a.kind) {
+    case 'field':
+      return compareStrings(a.name, (b as typeof a).name);
+    case 'key': {
+      const bf = (b as typeof a).fields;
+      for (let i = 0; ; i++) {
+        if (i >= a.fields.length && i >= bf.length) return 0;
+        if (i >= a.fields.length) return -1;
+        if (i >= bf.length) return 1;
+        const c = compareStrings(a.fields[i]!.name, bf[i]!.name) || compareValues(a.fields[i]!.value, bf[i]!.value);
+        if (c !== 0) return c;
+      }
+    }
+    case 'value':
+      return compareValues(a.value, (b as typeof a).value);
+    case 'index': {
+      const bi = (b as typeof a).index;
+      return a.index === bi ? 0 : a.index < bi ? -1 : 1;
+    }
+  }
+}
+
+/** The FieldsV1 key of a path element (serialize-pe.go): `f:name`, `k:{...}`, `v:...`, `i:n`. */
+export function serializePE(pe: PathElement): string {
+  switch (pe.kind) {
+    case 'field':
+      return `f:${pe.name}`;
+    case 'key':
+      return `k:{${pe.fields.map((f) => `${goJSONString(f.name)}:${goJSON(f.value)}`).join(',')}}`;
+    case 'value':
+      return `v:${goJSON(pe.value)}`;
+    case 'index':
+      return `i:${pe.index}`;
+  }
+}
+
+/** Parses a FieldsV1 key. Returns undefined for an unknown element type (SMD drops those). */
+export function deserializePE(s: string): PathElement | undefined {
+  if (s.length < 2) throw new FieldsV1Error('key must be 2 characters long');
+  if (s[1] !== ':') throw new FieldsV1Error(`missing colon: ${s}`);
+  const rest = s.slice(2);
+  const parse = (): unknown => {
+    try {
+      return JSON.parse(rest) as unknown;
+    } catch (e) {
+      throw new FieldsV1Error(`parsing JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  switch (s[0]) {
+    case 'f':
+      return fieldPE(rest);
+    case 'v':
+      return valuePE(parse());
+    case 'k': {
+      const v = parse();
+      if (!isPlainObject(v)) throw new FieldsV1Error('expected object');
+      return keyPE(Object.entries(v).map(([name, value]) => ({ name, value })));
+    }
+    case 'i':
+      if (!/^[+-]?\d+$/.test(rest)) throw new FieldsV1Error(`strconv.Atoi: parsing ${JSON.stringify(rest)}: invalid syntax`);
+      return indexPE(Number(rest));
+    default:
+      return undefined;
+  }
+}
+
+/** SMD's `PathElement.String`: `.name`, `[k=v,...]`, `[=v]`, `[n]`. */
+export function peString(pe: PathElement): string {
+  switch (pe.kind) {
+    case 'field':
+      return `.${pe.name}`;
+    case 'key':
+      return `[${pe.fields.map((f) => `${f.name}=${valueToString(f.value)}`).join(',')}]`;
+    case 'value':
+      return `[=${valueToString(pe.value)}]`;
+    case 'index':
+      return `[${pe.index}]`;
+  }
+}
+
+/** SMD's `Path.String`, as kube prints conflicting fields: `.metadata.labels.app`. */
+export function pathString(path: Path): string {
+  return path.map(peString).join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sets
+// ---------------------------------------------------------------------------------------------
+
+interface ChildNode {
+  readonly pe: PathElement;
+  readonly set: FieldSet;
+}
+
+/** A set of field paths (SMD's `fieldpath.Set`). Operations return new sets. */
+export class FieldSet {
+  readonly #members = new Map<string, PathElement>();
+  readonly #children = new Map<string, ChildNode>();
+
+  static empty(): FieldSet {
+    return new FieldSet();
+  }
+
+  static fromPaths(paths: Iterable<Path>): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  /** Adds a path (mutates; for building sets). */
+  insert(path: Path): void {
+    if (path.length === 0) return;
+    let cur: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) cur = cur.#descend(path[i]!);
+    const last = path[path.length - 1]!;
+    cur.#members.set(serializePE(last), last);
+  }
+
+  #descend(pe: PathElement): FieldSet {
+    const k = serializePE(pe);
+    let n = this.#children.get(k);
+    if (!n) {
+      n = { pe, set: new FieldSet() };
+      this.#children.set(k, n);
+    }
+    return n.set;
+  }
+
+  /** Whether the path is a member of the set. */
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    let cur: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && cur; i++) cur = cur.#children.get(serializePE(path[i]!))?.set;
+    return cur ? cur.#members.has(serializePE(path[path.length - 1]!)) : false;
+  }
+
+  /** The subset under `pe` (SMD's `WithPrefix`), or an empty set. */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.#children.get(serializePE(pe))?.set ?? new FieldSet();
+  }
+
+  isEmpty(): boolean {
+    if (this.#members.size > 0) return false;
+    for (const n of this.#children.values()) if (!n.set.isEmpty()) return false;
+    return true;
+  }
+
+  union(o: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.#members) out.#members.set(k, pe);
+    for (const [k, pe] of o.#members) out.#members.set(k, pe);
+    for (const [k, n] of this.#children) {
+      const other = o.#children.get(k);
+      out.#addChild(k, n.pe, other ? n.set.union(other.set) : n.set);
+    }
+    for (const [k, n] of o.#children) if (!this.#children.has(k)) out.#addChild(k, n.pe, n.set);
+    return out;
+  }
+
+  intersection(o: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.#members) if (o.#members.has(k)) out.#members.set(k, pe);
+    for (const [k, n] of this.#children) {
+      const other = o.#children.get(k);
+      if (other) out.#addChild(k, n.pe, n.set.intersection(other.set));
+    }
+    return out;
+  }
+
+  difference(o: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.#members) if (!o.#members.has(k)) out.#members.set(k, pe);
+    for (const [k, n] of this.#children) {
+      const other = o.#children.get(k);
+      out.#addChild(k, n.pe, other ? n.set.difference(other.set) : n.set);
+    }
+    return out;
+  }
+
+  /** Removes `o`'s members and everything beneath them (SMD's `RecursiveDifference`). */
+  recursiveDifference(o: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.#members) if (!o.#members.has(k)) out.#members.set(k, pe);
+    for (const [k, n] of this.#children) {
+      if (o.#members.has(k)) continue;
+      const other = o.#children.get(k);
+      out.#addChild(k, n.pe, other ? n.set.recursiveDifference(other.set) : n.set);
+    }
+    return out;
+  }
+
+  equals(o: FieldSet): boolean {
+    return this.isEmpty() && o.isEmpty() ? true : serializeKey(this) === serializeKey(o);
+  }
+
+  #addChild(k: string, pe: PathElement, set: FieldSet): void {
+    if (!set.isEmpty()) this.#children.set(k, { pe, set });
+  }
+
+  #sortedMembers(): PathElement[] {
+    return [...this.#members.values()].sort(comparePE);
+  }
+
+  #sortedChildren(): ChildNode[] {
+    return [...this.#children.values()].filter((n) => !n.set.isEmpty()).sort((a, b) => comparePE(a.pe, b.pe));
+  }
+
+  /** Every member path, in SMD's `Iterate` order (this level's members, then each child in order). */
+  paths(): Path[] {
+    const out: Path[] = [];
+    const walk = (s: FieldSet, prefix: Path): void => {
+      for (const pe of s.#sortedMembers()) out.push([...prefix, pe]);
+      for (const n of s.#sortedChildren()) walk(n.set, [...prefix, n.pe]);
+    };
+    walk(this, []);
+    return out;
+  }
+
+  /** The FieldsV1 object (fieldpath/serialize.go `ToJSON`). */
+  toFieldsV1(): Record<string, unknown> {
+    return emit(this, false);
+  }
+
+  /** Parses a FieldsV1 object (fieldpath/serialize.go `FromJSON`). Throws FieldsV1Error. */
+  static fromFieldsV1(v: unknown): FieldSet {
+    if (!isPlainObject(v)) throw new FieldsV1Error('expected object');
+    return readV1(v).children ?? new FieldSet();
+  }
+
+  /** Internal access for the encoder. */
+  static nodes(s: FieldSet): { members: PathElement[]; children: ChildNode[] } {
+    return { members: s.#sortedMembers(), children: s.#sortedChildren() };
+  }
+
+  static attach(s: FieldSet, pe: PathElement, child: FieldSet): void {
+    const k = serializePE(pe);
+    const cur = s.#children.get(k);
+    s.#addChild(k, pe, cur ? cur.set.union(child) : child);
+  }
+
+  static addMember(s: FieldSet, pe: PathElement): void {
+    s.#members.set(serializePE(pe), pe);
+  }
+}
+
+function serializeKey(s: FieldSet): string {
+  return JSON.stringify(s.toFieldsV1());
+}
+
+function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
+  const { members, children } = FieldSet.nodes(s);
+  const out: Record<string, unknown> = {};
+  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = {};
+  let mi = 0;
+  let ci = 0;
+  while (mi < members.length || ci < children.length) {
+    const m = members[mi];
+    const c = children[ci];
+    const cmp = m && c ? comparePE(m, c.pe) : m ? -1 : 1;
+    if (cmp < 0 && m) {
+      out[serializePE(m)] = {};
+      mi++;
+    } else if (cmp > 0 && c) {
+      out[serializePE(c.pe)] = emit(c.set, false);
+      ci++;
+    } else if (c) {
+      out[serializePE(c.pe)] = emit(c.set, true);
+      mi++;
+      ci++;
+    }
+  }
+  return out;
+}
+
+/** SMD's `readIterV1`: returns the children set and whether the node itself is a member. */
+function readV1(obj: Record<string, unknown>): { children: FieldSet | undefined; isMember: boolean } {
+  let children: FieldSet | undefined;
+  let isMember = false;
+  for (const [key, val] of Object.entries(obj)) {
+    if (key === '.') {
+      isMember = true;
+      continue;
+    }
+    const pe = deserializePE(key);
+    if (!pe) continue;
+    if (!isPlainObject(val)) throw new FieldsV1Error(`expected object for ${JSON.stringify(key)}`);
+    const sub = readV1(val);
+    if (sub.isMember) {
+      children ??= new FieldSet();
+      FieldSet.addMember(children, pe);
+    }
+    if (sub.children) {
+      children ??= new FieldSet();
+      FieldSet.attach(children, pe, sub.children);
+    }
+  }
+  if (!children) isMember = true;
+  return { children, isMember };
+}

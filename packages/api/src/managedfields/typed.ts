@@ -1,0 +1,394 @@
+/**
+ * Schema-aware operations on kube JSON objects, as structured-merge-diff v4.2 (kube 1.24) does them:
+ * `ToFieldSet` (typed/tofieldset.go), `Merge` and `Compare` (typed/merge.go, typed/typed.go) and
+ * `RemoveItems` (typed/remove.go). The type of a node comes from the plinth `Schema`, read the way
+ * kube-openapi's schemaconv reads OpenAPI extensions.
+ */
+import { metaDefinitions } from '../meta-schema.js';
+import type { Definitions, Schema } from '../schema.js';
+import { isPlainObject } from '../types.js';
+import { FieldSet, type Path, type PathElement, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
+
+/** A node's type: a schema, `'deduced'` (schemaless: maps granular, lists atomic) or untyped (atomic leaf). */
+export type TypeRef = Schema | 'deduced' | undefined;
+
+type Resolved =
+  | { kind: 'leaf' }
+  | { kind: 'list'; elem: TypeRef; rel: 'atomic' | 'set' | 'map'; keys: readonly string[] }
+  | { kind: 'map'; fields: Readonly<Record<string, Schema>> | undefined; elem: TypeRef; atomic: boolean };
+
+/** A schema-or-data error, worded as SMD's validation errors (`.path: element 0: ...`). */
+export class TypedError extends Error {}
+
+export class TypedSchema {
+  readonly root: TypeRef;
+  readonly #defs: Definitions;
+
+  /** `schema` is a kind's schema; apiVersion/kind/metadata are added when it lacks them. */
+  constructor(schema: Schema, defs: Definitions) {
+    this.#defs = defs;
+    const props = schema.properties;
+    if (props && !props['metadata']) {
+      this.root = {
+        ...schema,
+        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: 'ObjectMeta' }, ...props },
+      };
+    } else {
+      this.root = schema;
+    }
+  }
+
+  #deref(schema: Schema): Schema | undefined {
+    let s: Schema | undefined = schema;
+    for (let i = 0; s?.$ref && i < 32; i++) s = this.#defs.get(s.$ref) ?? metaDefinitions[s.$ref];
+    return s;
+  }
+
+  resolve(ref: TypeRef, value: unknown): Resolved {
+    if (ref === undefined) return { kind: 'leaf' };
+    if (ref === 'deduced') {
+      if (isPlainObject(value)) return { kind: 'map', fields: undefined, elem: 'deduced', atomic: false };
+      if (Array.isArray(value)) return { kind: 'list', elem: 'deduced', rel: 'atomic', keys: [] };
+      return { kind: 'leaf' };
+    }
+    const s = this.#deref(ref);
+    if (!s) return { kind: 'leaf' };
+    if (s['x-kubernetes-int-or-string']) return { kind: 'leaf' };
+    if (s.type === 'array' || s.items) return listType(s);
+    if (s.properties || s.additionalProperties) {
+      return { kind: 'map', fields: s.properties, elem: s.additionalProperties, atomic: s['x-kubernetes-map-type'] === 'atomic' };
+    }
+    if (s['x-kubernetes-preserve-unknown-fields'] || s.type === 'object') return this.resolve('deduced', value);
+    return { kind: 'leaf' };
+  }
+}
+
+/** List semantics: list-type wins; else patch strategy `merge` gives a map-list (merge key) or a set. */
+function listType(s: Schema): Resolved {
+  const elem = s.items;
+  const mergeKey = s['x-kubernetes-patch-merge-key'];
+  const lt = s['x-kubernetes-list-type'];
+  if (lt === 'atomic' || lt === 'set') return { kind: 'list', elem, rel: lt, keys: [] };
+  if (lt === 'map') return { kind: 'list', elem, rel: 'map', keys: s['x-kubernetes-list-map-keys'] ?? (mergeKey ? [mergeKey] : []) };
+  const strategies = (s['x-kubernetes-patch-strategy'] ?? '').split(',');
+  if (strategies.includes('merge')) return { kind: 'list', elem, rel: mergeKey ? 'map' : 'set', keys: mergeKey ? [mergeKey] : [] };
+  return { kind: 'list', elem, rel: 'atomic', keys: [] };
+}
+
+type ListT = Extract<Resolved, { kind: 'list' }>;
+
+/** SMD's `listItemToPathElement`. Throws TypedError (message without the path prefix). */
+function listItemPE(t: ListT, index: number, item: unknown): PathElement {
+  if (t.rel === 'atomic') return indexPE(index);
+  if (t.rel === 'map' && t.keys.length > 0) {
+    if (item === null || item === undefined) throw new TypedError('associative list with keys may not have a null element');
+    if (!isPlainObject(item)) throw new TypedError('associative list with keys may not have non-map elements');
+    return keyPE(
+      t.keys.map((name) => {
+        const value = item[name];
+        if (value === undefined) throw new TypedError(`associative list with keys has an element that omits key field ${JSON.stringify(name)}`);
+        return { name, value };
+      }),
+    );
+  }
+  if (isPlainObject(item)) throw new TypedError("associative list without keys has an element that's a map type");
+  if (Array.isArray(item)) throw new TypedError('not supported: associative list with lists as elements');
+  if (item === null || item === undefined) throw new TypedError("associative list without keys has an element that's an explicit null");
+  return valuePE(item);
+}
+
+function itemPEs(t: ListT, list: readonly unknown[], path: Path): { pes: PathElement[]; byKey: Map<string, unknown> } {
+  const pes: PathElement[] = [];
+  const byKey = new Map<string, unknown>();
+  list.forEach((item, i) => {
+    let pe: PathElement;
+    try {
+      pe = listItemPE(t, i, item);
+    } catch (e) {
+      throw new TypedError(`${pathString(path)}: element ${i}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const k = serializePE(pe);
+    if (byKey.has(k)) throw new TypedError(`${pathString(path)}: duplicate entries for key ${peString(pe)}`);
+    byKey.set(k, item);
+    pes.push(pe);
+  });
+  return { pes, byKey };
+}
+
+const asList = (v: unknown): readonly unknown[] | undefined => (Array.isArray(v) ? v : undefined);
+const asMap = (v: unknown): Record<string, unknown> | undefined => (isPlainObject(v) ? v : undefined);
+
+function childRef(t: Extract<Resolved, { kind: 'map' }>, key: string): { ref: TypeRef; declared: boolean } {
+  const f = t.fields && Object.prototype.hasOwnProperty.call(t.fields, key) ? t.fields[key] : undefined;
+  return f ? { ref: f, declared: true } : { ref: t.elem, declared: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// ToFieldSet
+// ---------------------------------------------------------------------------------------------
+
+/** The set of paths an object sets (SMD's `ToFieldSet`). Throws TypedError on bad list items. */
+export function toFieldSet(ts: TypedSchema, value: unknown): FieldSet {
+  const set = FieldSet.empty();
+  walkToSet(ts, value, ts.root, [], set);
+  return set;
+}
+
+function walkToSet(ts: TypedSchema, v: unknown, ref: TypeRef, path: Path, set: FieldSet): void {
+  const t = ts.resolve(ref, v);
+  if (t.kind === 'leaf' || (t.kind === 'list' && t.rel === 'atomic') || (t.kind === 'map' && t.atomic)) {
+    set.insert(path);
+    return;
+  }
+  if (t.kind === 'list') {
+    const list = asList(v);
+    if (!list) return;
+    const { pes } = itemPEs(t, list, path);
+    list.forEach((item, i) => {
+      const p = [...path, pes[i]!];
+      walkToSet(ts, item, t.elem, p, set);
+      set.insert(p);
+    });
+    return;
+  }
+  const m = asMap(v);
+  if (!m) return;
+  for (const [k, val] of Object.entries(m)) {
+    const { ref: cr, declared } = childRef(t, k);
+    const p = [...path, fieldPE(k)];
+    walkToSet(ts, val, cr, p, set);
+    if (!declared) set.insert(p);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merge and Compare (the merging walker)
+// ---------------------------------------------------------------------------------------------
+
+/** Called on leaves (`rule`) and, after descending, on non-leaf nodes (`post`). */
+interface WalkHooks {
+  rule(lhs: unknown, rhs: unknown, path: Path): unknown;
+  post?(lhs: unknown, rhs: unknown, path: Path): void;
+}
+
+const isEmptyList = (l: readonly unknown[] | undefined): boolean => !l || l.length === 0;
+const isEmptyMap = (m: Record<string, unknown> | undefined): boolean => !m || Object.keys(m).length === 0;
+
+/** Walks lhs and rhs together; returns the merged output (undefined for none). */
+function mergeWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: Path, hooks: WalkHooks): unknown {
+  const t = ts.resolve(ref, rhs !== undefined ? rhs : lhs);
+  let out: unknown;
+  let inLeaf = false;
+  const leaf = (): void => {
+    inLeaf = true;
+    out = hooks.rule(lhs, rhs, path);
+  };
+  if (t.kind === 'leaf') {
+    leaf();
+  } else if (t.kind === 'list') {
+    const l = asList(lhs);
+    const r = asList(rhs);
+    if (t.rel === 'atomic' || (isEmptyList(l) && isEmptyList(r))) leaf();
+    else out = mergeListItems(ts, t, l, r, path, hooks);
+  } else {
+    const l = asMap(lhs);
+    const r = asMap(rhs);
+    if (t.atomic || (isEmptyMap(l) && isEmptyMap(r))) leaf();
+    else out = mergeMapItems(ts, t, l, r, path, hooks);
+  }
+  if (!inLeaf && hooks.post) hooks.post(lhs, rhs, path);
+  return out;
+}
+
+function mergeMapItems(
+  ts: TypedSchema,
+  t: Extract<Resolved, { kind: 'map' }>,
+  lhs: Record<string, unknown> | undefined,
+  rhs: Record<string, unknown> | undefined,
+  path: Path,
+  hooks: WalkHooks,
+): unknown {
+  const out: Record<string, unknown> = {};
+  const keys = [...Object.keys(lhs ?? {})];
+  for (const k of Object.keys(rhs ?? {})) if (!lhs || !Object.prototype.hasOwnProperty.call(lhs, k)) keys.push(k);
+  for (const k of keys) {
+    const lv = lhs?.[k];
+    const rv = rhs?.[k];
+    if (lv === undefined && rv === undefined) continue;
+    const v = mergeWalk(ts, lv, rv, childRef(t, k).ref, [...path, fieldPE(k)], hooks);
+    if (v !== undefined) out[k] = v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** SMD's list merge, including its ordering of shared, lhs-only and rhs-only items. */
+function mergeListItems(
+  ts: TypedSchema,
+  t: ListT,
+  lhs: readonly unknown[] | undefined,
+  rhs: readonly unknown[] | undefined,
+  path: Path,
+  hooks: WalkHooks,
+): unknown {
+  const R = itemPEs(t, rhs ?? [], path);
+  const L = itemPEs(t, lhs ?? [], path);
+  const out: unknown[] = [];
+  const item = (pe: PathElement, l: unknown, r: unknown): void => {
+    const v = mergeWalk(ts, l, r, t.elem, [...path, pe], hooks);
+    if (v !== undefined) out.push(v);
+  };
+  const key = serializePE;
+  const shared = R.pes.filter((pe) => L.byKey.has(key(pe)));
+  let nextShared: PathElement | undefined = shared.shift();
+  const advance = (): void => {
+    nextShared = shared.shift();
+  };
+  let li = 0;
+  let ri = 0;
+  while (li < L.pes.length || ri < R.pes.length) {
+    if (li < L.pes.length && ri < R.pes.length) {
+      const pe = L.pes[li]!;
+      if (key(pe) === key(R.pes[ri]!)) {
+        item(pe, L.byKey.get(key(pe)), R.byKey.get(key(pe)));
+        li++;
+        ri++;
+        advance();
+        continue;
+      }
+      if (R.byKey.has(key(pe)) && nextShared !== undefined && key(nextShared) !== key(pe)) {
+        li++; // a shared item, but not the one wanted in this round
+        continue;
+      }
+    }
+    if (li < L.pes.length) {
+      const pe = L.pes[li]!;
+      if (!R.byKey.has(key(pe))) {
+        item(pe, L.byKey.get(key(pe)), undefined);
+        li++;
+        continue;
+      }
+    }
+    if (ri < R.pes.length) {
+      const pe = R.pes[ri]!;
+      item(pe, L.byKey.get(key(pe)), R.byKey.get(key(pe)));
+      ri++;
+      if (nextShared !== undefined && key(nextShared) === key(pe)) advance();
+    }
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** `lhs` merged with `rhs` (rhs wins on leaves), SMD's `TypedValue.Merge`. */
+export function mergeObjects(ts: TypedSchema, lhs: unknown, rhs: unknown): unknown {
+  return mergeWalk(ts, lhs, rhs, ts.root, [], { rule: (l, r) => (r !== undefined ? r : l) });
+}
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** JSON value equality (SMD's `value.Equals` for decoded JSON). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isPlainObject(a)) {
+    if (!isPlainObject(b)) return false;
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** What changed from `lhs` to `rhs` (SMD's `TypedValue.Compare`). */
+export function compareObjects(ts: TypedSchema, lhs: unknown, rhs: unknown): Comparison {
+  const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
+  mergeWalk(ts, lhs, rhs, ts.root, [], {
+    rule(l, r, path) {
+      if (l === undefined) c.added.insert(path);
+      else if (r === undefined) c.removed.insert(path);
+      else if (!jsonEqual(l, r)) c.modified.insert(path);
+      return undefined;
+    },
+    post(l, r, path) {
+      if (l === undefined) c.added.insert(path);
+      else if (r === undefined) c.removed.insert(path);
+    },
+  });
+  return c;
+}
+
+export function isSame(c: Comparison): boolean {
+  return c.added.isEmpty() && c.modified.isEmpty() && c.removed.isEmpty();
+}
+
+/** Drops the comparison's paths under `ignored` (SMD's `Comparison.ExcludeFields`). */
+export function excludeFields(c: Comparison, ignored: FieldSet): Comparison {
+  if (ignored.isEmpty()) return c;
+  return {
+    added: c.added.recursiveDifference(ignored),
+    modified: c.modified.recursiveDifference(ignored),
+    removed: c.removed.recursiveDifference(ignored),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// RemoveItems
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `value` without the members of `toRemove` (SMD's `RemoveItems`): a removed map key, struct field,
+ * list item or set item disappears; undefined stands for SMD's nil (an emptied list or map).
+ */
+export function removeItems(ts: TypedSchema, value: unknown, toRemove: FieldSet): unknown {
+  return removeWalk(ts, value, toRemove, ts.root, []);
+}
+
+function removeWalk(ts: TypedSchema, v: unknown, toRemove: FieldSet, ref: TypeRef, path: Path): unknown {
+  const t = ts.resolve(ref, v);
+  if (t.kind === 'leaf') return v;
+  if (t.kind === 'list') {
+    const list = asList(v);
+    if (!list || list.length === 0 || t.rel === 'atomic') return undefined;
+    const { pes } = itemPEs(t, list, path);
+    const out: unknown[] = [];
+    list.forEach((item, i) => {
+      const pe = pes[i]!;
+      if (toRemove.has([pe])) return;
+      const sub = toRemove.withPrefix(pe);
+      const next = sub.isEmpty() ? item : removeWalk(ts, item, sub, t.elem, [...path, pe]);
+      out.push(next === undefined ? null : next);
+    });
+    return out.length > 0 ? out : undefined;
+  }
+  const m = asMap(v);
+  if (!m || Object.keys(m).length === 0 || t.atomic) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(m)) {
+    const pe = fieldPE(k);
+    if (toRemove.has([pe])) continue;
+    const sub = toRemove.withPrefix(pe);
+    const next = sub.isEmpty() ? val : removeWalk(ts, val, sub, childRef(t, k).ref, [...path, pe]);
+    // SMD keeps the key with a null value; a null becomes an unset field once converted back to
+    // the typed object, so it is dropped here.
+    if (next !== undefined && next !== null) out[k] = next;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Removes null members recursively (what conversion to the typed object does to them). */
+export function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (isPlainObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = dropNulls(x);
+    return out;
+  }
+  return v;
+}
+
+/** The set of paths `obj` sets under `schema` (SMD's ToFieldSet). */
+export function fieldSetOf(obj: unknown, schema: Schema, defs: Definitions): FieldSet {
+  return toFieldSet(new TypedSchema(schema, defs), obj);
+}

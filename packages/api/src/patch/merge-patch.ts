@@ -1,0 +1,55 @@
+/**
+ * JSON merge patch (RFC 7386), applied the way kube-apiserver 1.24 applies
+ * `application/merge-patch+json` (evanphx/json-patch v4 `MergePatch`):
+ *
+ * - a `null` member deletes the key;
+ * - an object merges into an object recursively; anything else replaces the target value;
+ * - a value that is added or replaced wholesale has its `null` object members pruned (also inside
+ *   objects nested in arrays, as evanphx does; `null` array elements stay);
+ * - a non-object patch replaces the whole document (RFC 7386 §2; note kube itself refuses a
+ *   `null` or scalar top-level merge patch with "Invalid JSON Patch").
+ *
+ * Never mutates its inputs.
+ */
+import { type JsonObject, cloneJson, isObject } from './errors.js';
+
+/** evanphx `pruneNulls`: drops null members of objects, recursively (through arrays too). */
+function pruneNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => (x === null ? null : pruneNulls(x)));
+  if (isObject(v)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x);
+    return out;
+  }
+  return v;
+}
+
+/** evanphx `mergeDocs`: `doc` is a private copy and is updated in place. */
+function mergeInto(doc: JsonObject, patch: JsonObject): void {
+  for (const [k, pv] of Object.entries(patch)) {
+    if (pv === null) {
+      delete doc[k];
+      continue;
+    }
+    const cur = doc[k];
+    if (cur === undefined || cur === null) {
+      doc[k] = pruneNulls(pv);
+    } else if (!isObject(cur)) {
+      doc[k] = pruneNulls(pv);
+    } else if (!isObject(pv)) {
+      // evanphx returns the patch value unpruned when only the current value is an object.
+      doc[k] = cloneJson(pv);
+    } else {
+      mergeInto(cur, pv);
+    }
+  }
+}
+
+/** Applies an RFC 7386 merge patch to `target`, returning a new document. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return pruneNulls(patch);
+  if (!isObject(target)) return pruneNulls(patch);
+  const doc = cloneJson(target);
+  mergeInto(doc, patch);
+  return doc;
+}

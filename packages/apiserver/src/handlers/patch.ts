@@ -1,0 +1,120 @@
+/**
+ * PATCH: JSON patch (RFC 6902), merge patch (RFC 7386), strategic merge patch, and server-side
+ * apply (`application/apply-patch+yaml`), each through the same defaulting, validation,
+ * admission and optimistic-concurrency path as PUT (kube's handlers/patch.go).
+ */
+import { parse as parseYaml } from 'yaml';
+import {
+  PatchError,
+  StatusError,
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  badRequest,
+  fieldErr,
+  invalid,
+  isPlainObject,
+  unsupportedMediaType,
+  type FieldError,
+  type StoredObject,
+} from '@plinth/api';
+import { negotiate } from '../negotiation.js';
+import { readBody, writeObject } from '../http.js';
+import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
+import type { PatchOperation } from '../registry/store.js';
+import { parseDryRun, parseFieldManager } from './options.js';
+import { checkName } from './update.js';
+import type { ResourceRequest } from './scope.js';
+
+type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+/** kube's error for a patch that cannot be applied (NewGenericServerResponse with the code). */
+function patchFailed(e: PatchError): StatusError {
+  if (e.code === 400) return badRequest(e.message);
+  if (e.code === 422) {
+    return new StatusError({
+      code: 422,
+      reason: 'Invalid',
+      message: 'the server rejected our request due to an error in our request',
+      details: { causes: [{ reason: 'UnexpectedServerResponse', message: e.message }] },
+    });
+  }
+  if (e.code === 413) return new StatusError({ code: 413, reason: 'RequestEntityTooLarge', message: e.message });
+  return new StatusError({ code: e.code, reason: '', message: e.message });
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+}
+
+export async function handlePatch(r: ResourceRequest): Promise<void> {
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = PATCH_TYPES[mediaType];
+  if (!type) throw unsupportedMediaType(Object.keys(PATCH_TYPES));
+  const dryRun = parseDryRun(r.query, 'PatchOptions');
+
+  // PatchOptions validation, as kube's ValidatePatchOptions.
+  const errs: FieldError[] = [];
+  const forceParam = r.query.get('force');
+  if (forceParam !== null && type !== 'apply') errs.push(fieldErr.forbidden('force', 'may not be specified for non-apply patch'));
+  if (type === 'apply' && !r.query.get('fieldManager')) errs.push(fieldErr.required('fieldManager', 'is required for apply patch'));
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
+  if (forceParam !== null && !['', 'true', 'false', '1', '0'].includes(forceParam)) throw badRequest(`invalid value for force: ${forceParam}`);
+  const force = forceParam === 'true' || forceParam === '1' || forceParam === '';
+  const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'PatchOptions');
+
+  const body = await readBody(r.req);
+  let op: PatchOperation;
+  if (type === 'apply') {
+    let raw: unknown;
+    try {
+      raw = parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
+    } catch (e) {
+      throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+    }
+    if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: an apply patch must be an object');
+    for (const field of ['apiVersion', 'kind'] as const) {
+      if (typeof raw[field] !== 'string' || !raw[field]) throw badRequest(`Object '${field === 'kind' ? 'Kind' : field}' is missing in '${JSON.stringify(raw)}'`);
+    }
+    const applied = decodeInto(r.def, r.catalog, raw, false);
+    checkName(r, applied.metadata.name, applied.metadata.namespace);
+    op = { kind: 'apply', applied, force };
+  } else {
+    const patch = parseJson(body);
+    const schema = fullSchemaOf(r.def);
+    const defs = schemaDefinitions();
+    op = {
+      kind: 'patch',
+      apply: (current: StoredObject): StoredObject => {
+        let patched: unknown;
+        try {
+          if (type === 'json') patched = applyJsonPatch(current, patch);
+          else if (type === 'merge') patched = applyMergePatch(current, patch);
+          else patched = applyStrategicMergePatch(current, patch, schema, defs);
+        } catch (e) {
+          if (e instanceof PatchError) throw patchFailed(e);
+          throw e;
+        }
+        const decoded = decodeInto(r.def, r.catalog, patched);
+        if (decoded.metadata.name !== r.info.name) {
+          throw invalid({ group: r.def.group, kind: r.def.kind }, r.info.name, [fieldErr.invalid('metadata.name', decoded.metadata.name ?? '', 'field is immutable')]);
+        }
+        return decoded;
+      },
+    };
+  }
+  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager });
+  writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
+}
