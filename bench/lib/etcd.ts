@@ -1,0 +1,68 @@
+/**
+ * The benchmark's etcd (one for everything, started through @plinth/storage's embedded runner),
+ * its metrics, version, and bulk loading with multi-put txns.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { Etcd3 } from 'etcd3';
+import { startEmbeddedEtcd } from '@plinth/storage';
+
+export interface BenchEtcd {
+  endpoint: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function startBenchEtcd(): Promise<BenchEtcd> {
+  const dir = mkdtempSync(join(tmpdir(), 'plinth-bench-etcd-'));
+  const etcd = await startEmbeddedEtcd({ dataDir: dir });
+  return {
+    endpoint: etcd.endpoint,
+    pid: etcd.process.pid!,
+    async stop() {
+      await etcd.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A raw etcd3 client. Replies may be large (an unpaged range of 10,000 objects is ~6 MB, over
+ * grpc-js's default 4 MB limit), as kube's own client allows.
+ */
+export function rawClient(endpoint: string): Etcd3 {
+  return new Etcd3({ hosts: [endpoint], grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
+}
+
+/** etcd's count of open watchers (`etcd_debugging_mvcc_watcher_total`). */
+export async function etcdWatcherTotal(endpoint: string): Promise<number> {
+  const text = await (await fetch(`${endpoint}/metrics`)).text();
+  const m = /^etcd_debugging_mvcc_watcher_total (\d+)/m.exec(text);
+  if (!m) throw new Error('etcd does not expose etcd_debugging_mvcc_watcher_total');
+  return Number(m[1]);
+}
+
+export function etcdVersion(): string {
+  try {
+    return /etcd Version:\s*(\S+)/.exec(execFileSync('etcd', ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Writes the entries with txns of up to 100 puts, `parallel` txns in flight. */
+export async function bulkPut(client: Etcd3, entries: Array<[string, Buffer]>, parallel = 4): Promise<void> {
+  const batches: Array<Array<[string, Buffer]>> = [];
+  for (let i = 0; i < entries.length; i += 100) batches.push(entries.slice(i, i + 100));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const b = batches[next++];
+      if (!b) return;
+      await client.kv.txn({ compare: [], success: b.map(([k, v]) => ({ request_put: { key: Buffer.from(k), value: v } })), failure: [] });
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}

@@ -1,0 +1,101 @@
+/**
+ * The real plinth executable as a separate process (so its CPU and RSS can be read from /proc),
+ * against a given etcd, on a free port, in a temporary data directory.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeClient, parseKubeconfig } from './http.js';
+import { sleep } from './stats.js';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserver');
+
+export interface PlinthProcess {
+  pid: number;
+  client: KubeClient;
+  /** Milliseconds from spawn to /readyz answering 200. */
+  startupMs: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface PlinthOptions {
+  etcdEndpoint: string;
+  /** --etcd-prefix (default /registry). */
+  prefix?: string;
+  extraArgs?: string[];
+  /** Keep-alive sockets of the returned client. */
+  maxSockets?: number;
+}
+
+export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'plinth-bench-'));
+  const kubeconfig = join(dataDir, 'admin.kubeconfig');
+  const args = [
+    EXECUTABLE,
+    '--secure-port=0',
+    '--bind-address=127.0.0.1',
+    `--data-dir=${dataDir}`,
+    `--etcd-servers=${opts.etcdEndpoint}`,
+    // No compaction during a run: a compaction would cost etcd CPU in the middle of some phase.
+    '--etcd-compaction-interval=0',
+    ...(opts.prefix ? [`--etcd-prefix=${opts.prefix}`] : []),
+    ...(opts.extraArgs ?? []),
+  ];
+  const t0 = Date.now();
+  // PLINTH_BENCH_NODE_ARGS adds node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile.
+  const nodeArgs = (process.env['PLINTH_BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (d: Buffer): void => {
+    out += d.toString();
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const deadline = Date.now() + 120_000;
+  let client: KubeClient | undefined;
+  while (!client) {
+    if (child.exitCode !== null) throw new Error(`plinth exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`plinth did not become ready:\n${out}`);
+    }
+    if (existsSync(kubeconfig)) {
+      const c = new KubeClient(parseKubeconfig(readFileSync(kubeconfig, 'utf8')), opts.maxSockets ?? 64);
+      try {
+        if ((await c.request('GET', '/readyz')).status === 200) client = c;
+        else c.close();
+      } catch {
+        c.close();
+      }
+    }
+    if (!client) await sleep(100);
+  }
+  const startupMs = Date.now() - t0;
+  const ready = client;
+  return {
+    pid: child.pid!,
+    client: ready,
+    startupMs,
+    output: () => out,
+    async stop() {
+      ready.close();
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a namespace through plinth (201, or 409 when it exists). */
+export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
+  const body = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+  await client.json('POST', '/api/v1/namespaces', body, [201, 409]);
+}

@@ -1,0 +1,90 @@
+/**
+ * Result rows (scenario, plinth, raw etcd, ratio, target, met?), the aligned table and the JSON file.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** A goal on a row: on the ratio plinth/raw, or on plinth's figure alone. */
+export type Target =
+  | { kind: 'ratioAtLeast'; value: number }
+  | { kind: 'ratioAtMost'; value: number }
+  | { kind: 'plinthAtMost'; value: number; unit: string }
+  | { kind: 'plinthEquals'; value: number; text: string }
+  | { kind: 'none' };
+
+export interface Row {
+  scenario: string;
+  unit: string;
+  plinth: number | null;
+  raw: number | null;
+  target: Target;
+  /** Overrides the computed met? (e.g. a goal with several conditions). */
+  met?: boolean;
+  note?: string;
+}
+
+export interface RowOut extends Row {
+  ratio: number | null;
+  targetText: string;
+  metResult: boolean | null;
+}
+
+export function evaluate(row: Row): RowOut {
+  const ratio = row.plinth !== null && row.raw !== null && row.raw !== 0 ? row.plinth / row.raw : null;
+  let targetText = '';
+  let met: boolean | null = null;
+  const t = row.target;
+  switch (t.kind) {
+    case 'ratioAtLeast':
+      targetText = `≥ ${t.value}× raw`;
+      met = ratio === null ? false : ratio >= t.value;
+      break;
+    case 'ratioAtMost':
+      targetText = `≤ ${t.value}× raw`;
+      met = ratio === null ? false : ratio <= t.value;
+      break;
+    case 'plinthAtMost':
+      targetText = `≤ ${t.value} ${t.unit}`;
+      met = row.plinth === null ? false : row.plinth <= t.value;
+      break;
+    case 'plinthEquals':
+      targetText = t.text;
+      met = row.plinth === t.value;
+      break;
+    case 'none':
+      break;
+  }
+  if (row.met !== undefined) met = row.met;
+  return { ...row, ratio, targetText, metResult: met };
+}
+
+function fmt(v: number | null, unit: string): string {
+  if (v === null) return '—';
+  const digits = Math.abs(v) >= 100 || Number.isInteger(v) ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  const n = v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return unit ? `${n} ${unit}` : n;
+}
+
+export function formatTable(rows: RowOut[]): string {
+  const header = ['scenario', 'plinth', 'raw etcd', 'ratio', 'target', 'met?'];
+  const cells = rows.map((r) => [
+    r.scenario,
+    fmt(r.plinth, r.unit),
+    fmt(r.raw, r.unit),
+    r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
+    r.targetText || '—',
+    r.metResult === null ? '' : r.metResult ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const right = [false, true, true, true, false, false];
+  const line = (c: string[]): string =>
+    c.map((s, i) => (right[i] ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join('  ').trimEnd();
+  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
+  const notes = rows.filter((r) => r.note).map((r) => `  * ${r.scenario}: ${r.note}`);
+  return [line(header), sep, ...cells.map(line), ...(notes.length ? ['', ...notes] : [])].join('\n');
+}
+
+export function writeJson(path: string, data: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
+}
