@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express from 'express';
 import { Catalog, apiVersionOf, builtinResources, pathNotFound, methodNotSupported, type ResourceDefinition } from '@plinth/api';
-import { EtcdStore, WatchCaches, createKeyFunctions, startCompactor, startEmbeddedEtcd, type EmbeddedEtcd, type Store } from '@plinth/storage';
+import { EtcdStore, WatchCaches, createKeyFunctions, isKeyNotFound, startCompactor, startEmbeddedEtcd, type EmbeddedEtcd, type Store } from '@plinth/storage';
 import { createAdmissionChain, createNamespaceLifecycle } from '@plinth/admission';
 import { createTokenAuthenticator, createTokenFileAuthenticator, createUnionAuthenticator, type Authenticator } from '@plinth/auth';
 import type { ServerOptions } from './flags.js';
@@ -91,11 +91,17 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
   const namespaceStorage = storeOf.get(namespacesDef)!;
   const admission = createAdmissionChain([
     createNamespaceLifecycle(async (name) => {
-      try {
-        return await namespaceStorage.get(keys.objectKey(namespacesDef.plural, undefined, name));
-      } catch {
-        return undefined;
+      // Like kube's informer-backed lister: the cache as it is first (no etcd round trip), and a
+      // consistent read only when it has not seen the namespace (it may have just been created).
+      const key = keys.objectKey(namespacesDef.plural, undefined, name);
+      for (const resourceVersion of ['0', '']) {
+        try {
+          return await namespaceStorage.get(key, { resourceVersion });
+        } catch (e) {
+          if (!isKeyNotFound(e)) throw e;
+        }
       }
+      return undefined;
     }),
   ]);
   for (const def of catalog.all()) stores.set(def, new ResourceStore(def, { storage: storeOf.get(def)!, keys, admission }));

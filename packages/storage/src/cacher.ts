@@ -208,7 +208,7 @@ export class Cacher implements Store {
 
   /** Consistent read: true once the cache has caught up with etcd's current revision. */
   async #waitConsistent(key: string): Promise<boolean> {
-    const target = await this.#etcd.currentRevision();
+    const target = await this.#etcd.freshRevision();
     try {
       await this.#waitUntil(target, key);
       this.#stats.consistentReadsFromCache++;
@@ -225,12 +225,15 @@ export class Cacher implements Store {
     return this.#etcd.create(key, obj, opts);
   }
 
-  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<StoredObject> {
-    return this.#etcd.guaranteedUpdate(key, tryUpdate, opts);
+  /** Starts from the cached copy when there is one (kube's cacher does the same). */
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
+    const suggestion = this.#ready && !opts.suggestion ? this.#objects.get(key) : undefined;
+    return this.#etcd.guaranteedUpdate(key, tryUpdate, suggestion ? { ...opts, suggestion } : opts);
   }
 
-  delete(key: string, opts?: DeleteOptions): Promise<StoredObject> {
-    return this.#etcd.delete(key, opts);
+  delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
+    const suggestion = this.#ready && !opts.suggestion ? this.#objects.get(key) : undefined;
+    return this.#etcd.delete(key, suggestion ? { ...opts, suggestion } : opts);
   }
 
   currentRevision(): Promise<number> {

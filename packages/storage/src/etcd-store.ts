@@ -61,14 +61,10 @@ export class InvalidResourceVersionError extends Error {
 
 /** Serializes an object for storage: resourceVersion is never stored (it is the mod_revision). */
 export function encodeObject(obj: StoredObject): Buffer {
-  const rv = obj.metadata.resourceVersion;
-  if (rv === undefined) return Buffer.from(JSON.stringify(obj));
-  delete obj.metadata.resourceVersion;
-  try {
-    return Buffer.from(JSON.stringify(obj));
-  } finally {
-    obj.metadata.resourceVersion = rv;
-  }
+  if (obj.metadata.resourceVersion === undefined) return Buffer.from(JSON.stringify(obj));
+  // A copy without it (the object may be shared, e.g. with the watch cache: never changed here).
+  const { resourceVersion: _rv, ...metadata } = obj.metadata;
+  return Buffer.from(JSON.stringify({ ...obj, metadata }));
 }
 
 export function decodeObject(data: Buffer, revision: number): StoredObject {
@@ -85,6 +81,8 @@ export class EtcdStore implements Store {
   /** The watch caches' feeds; kept apart so a catching-up client watch never delays their progress. */
   readonly #feedMux: WatchMux;
   readonly #watchBufferLimit: number;
+  #revisionReadInFlight: Promise<number> | undefined;
+  #nextRevisionRead: Promise<number> | undefined;
 
   constructor(opts: EtcdStoreOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd store: at least one endpoint is required');
@@ -247,18 +245,44 @@ export class EtcdStore implements Store {
 
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
-    let state = await this.#rangeOne(k, 0);
+    // A suggested current state (the watch cache's copy) saves the read. It may be stale: a txn
+    // on it fails and answers with the real state; anything else it makes us conclude (no change,
+    // a failed precondition or tryUpdate) is re-checked against etcd first, as kube does.
+    let fromSuggestion = !!opts.suggestion;
+    let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
+    const refresh = async (): Promise<void> => {
+      fromSuggestion = false;
+      state = await this.#rangeOne(k, 0);
+    };
     for (;;) {
-      if (!state && !opts.ignoreNotFound) throw new StorageError('NotFound', key, `key not found: ${key}`);
-      const current = state ? decodeObject(state.data, state.modRevision) : undefined;
-      if (current) checkPreconditions(key, current, opts.preconditions);
-      const next = await tryUpdate(current);
+      let next: StoredObject;
+      let current: StoredObject | undefined;
+      try {
+        if (!state && !opts.ignoreNotFound) throw new StorageError('NotFound', key, `key not found: ${key}`);
+        current = state ? decodeObject(state.data, state.modRevision) : undefined;
+        if (current) checkPreconditions(key, current, opts.preconditions);
+        next = await tryUpdate(current);
+      } catch (e) {
+        if (!fromSuggestion) throw e;
+        await refresh();
+        continue;
+      }
       const data = encodeObject(next);
       if (state && data.equals(state.data)) {
+        if (fromSuggestion) {
+          await refresh();
+          continue;
+        }
         // Nothing changed: kube skips the write and answers with the current object.
         return current!;
       }
-      if (opts.dryRun) return decodeObject(data, state?.modRevision ?? 0);
+      if (opts.dryRun) {
+        if (fromSuggestion) {
+          await refresh();
+          continue;
+        }
+        return decodeObject(data, state?.modRevision ?? 0);
+      }
       const res = await this.#kv.txn({
         compare: [
           state
@@ -271,26 +295,44 @@ export class EtcdStore implements Store {
       if (res.succeeded) return decodeObject(data, Number(res.header.revision));
       const kv = res.responses[0]?.response_range?.kvs[0];
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
+      fromSuggestion = false;
     }
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
-    let state = await this.#rangeOne(k, 0);
+    let fromSuggestion = !!opts.suggestion;
+    let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
     for (;;) {
-      if (!state) throw new StorageError('NotFound', key, `key not found: ${key}`);
-      const current = decodeObject(state.data, state.modRevision);
-      checkPreconditions(key, current, opts.preconditions);
-      if (opts.validateDeletion) await opts.validateDeletion(current);
-      if (opts.dryRun) return current;
+      let current: StoredObject;
+      try {
+        if (!state) throw new StorageError('NotFound', key, `key not found: ${key}`);
+        current = decodeObject(state.data, state.modRevision);
+        checkPreconditions(key, current, opts.preconditions);
+        if (opts.validateDeletion) await opts.validateDeletion(current);
+      } catch (e) {
+        if (!fromSuggestion) throw e;
+        fromSuggestion = false;
+        state = await this.#rangeOne(k, 0);
+        continue;
+      }
+      if (opts.dryRun) {
+        if (fromSuggestion) {
+          fromSuggestion = false;
+          state = await this.#rangeOne(k, 0);
+          continue;
+        }
+        return current;
+      }
       const res = await this.#kv.txn({
-        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }],
+        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: state!.modRevision }],
         success: [{ request_delete_range: { key: k } }],
         failure: [{ request_range: { key: k } }],
       });
       if (res.succeeded) return current;
       const kv = res.responses[0]?.response_range?.kvs[0];
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
+      fromSuggestion = false;
     }
   }
 
@@ -331,6 +373,34 @@ export class EtcdStore implements Store {
       },
     });
     return watcher;
+  }
+
+  /**
+   * etcd's current revision, read after this call began (what a linearizable read needs), with
+   * concurrent callers sharing reads: a caller joins the next read to start, never one already in
+   * flight (that one may predate its request). Under load this turns N reads into about two.
+   */
+  freshRevision(): Promise<number> {
+    if (this.#nextRevisionRead) return this.#nextRevisionRead;
+    const start = (): Promise<number> => {
+      const p = this.currentRevision();
+      this.#revisionReadInFlight = p;
+      const clear = (): void => {
+        if (this.#revisionReadInFlight === p) this.#revisionReadInFlight = undefined;
+      };
+      p.then(clear, clear);
+      return p;
+    };
+    if (!this.#revisionReadInFlight) return start();
+    const next = this.#revisionReadInFlight.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      this.#nextRevisionRead = undefined;
+      return start();
+    });
+    this.#nextRevisionRead = next;
+    return next;
   }
 
   async currentRevision(): Promise<number> {
@@ -389,6 +459,10 @@ export class EtcdStore implements Store {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+function stateOf(obj: StoredObject): RawState {
+  return { data: encodeObject(obj), modRevision: Number(obj.metadata.resourceVersion) };
 }
 
 function checkPreconditions(key: string, current: StoredObject, pre: Preconditions | undefined): void {

@@ -55,6 +55,8 @@ export interface UpdateOptions {
   ignoreNotFound?: boolean;
   /** Run tryUpdate and return the result without writing. */
   dryRun?: boolean;
+  /** The caller's guess at the current object (e.g. from a cache); verified by the write's txn. */
+  suggestion?: StoredObject;
 }
 
 export interface DeleteOptions {
@@ -62,6 +64,8 @@ export interface DeleteOptions {
   /** Runs against the current object before the delete (e.g. admission); throw to refuse. */
   validateDeletion?: (current: StoredObject) => void | Promise<void>;
   dryRun?: boolean;
+  /** The caller's guess at the current object (e.g. from a cache); verified by the delete's txn. */
+  suggestion?: StoredObject;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

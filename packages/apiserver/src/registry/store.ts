@@ -313,6 +313,7 @@ export class ResourceStore {
       try {
         const last = await this.#deps.storage.delete(key, {
           ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+          suggestion: existing,
           dryRun,
           validateDeletion: (cur) => {
             if (this.#hasFinalizers(cur)) throw new FinalizersAppeared();
