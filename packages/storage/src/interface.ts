@@ -89,6 +89,8 @@ export interface WatchOptions {
 export interface Watcher {
   /** Resolves with the next event, or undefined once the watch has ended. */
   next(): Promise<WatchEvent | undefined>;
+  /** The events already queued (possibly none), without waiting: lets a writer batch them. */
+  drain(): WatchEvent[];
   stop(): void;
 }
 

@@ -62,6 +62,14 @@ export class QueueWatcher implements Watcher {
     });
   }
 
+  drain(): WatchEvent[] {
+    if (this.#head >= this.#queue.length) return [];
+    const out = this.#queue.slice(this.#head);
+    this.#queue.length = 0;
+    this.#head = 0;
+    return out;
+  }
+
   /** Ends the watch now, discarding what is queued. */
   stop(): void {
     this.#queue.length = 0;

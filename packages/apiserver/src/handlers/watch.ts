@@ -14,7 +14,7 @@ import type { ResourceRequest } from './scope.js';
  * Encoded events, by event object: the watch cache hands the same event object to every watcher
  * it fits unchanged, so a fan-out to N watchers serializes it once, not N times.
  */
-const encodedJson = new WeakMap<WatchEvent, string>();
+const encodedJson = new WeakMap<WatchEvent, Buffer>();
 const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
 
 /** kube's --min-request-timeout default: a watch without timeoutSeconds lasts 30–60 minutes. */
@@ -36,7 +36,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   res.setHeader('Content-Type', format.table ? format.contentType : protobufStream ? `${format.contentType};stream=watch` : 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
-  const encodeEvent = (e: WatchEvent): string | Buffer => {
+  const encodeEvent = (e: WatchEvent): Buffer => {
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
       let frame = encodedProtobuf.get(e);
@@ -44,18 +44,21 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       return frame;
     }
     if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
-      return `${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object as StoredObject, include, format.table) })}\n`;
+      return Buffer.from(`${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object as StoredObject, include, format.table) })}\n`);
     }
     let line = encodedJson.get(e);
-    if (!line) encodedJson.set(e, (line = `${JSON.stringify({ type: e.type, object: e.object })}\n`));
+    if (!line) encodedJson.set(e, (line = Buffer.from(`${JSON.stringify({ type: e.type, object: e.object })}\n`)));
     return line;
   };
+  const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
   try {
     for (;;) {
       const e = await watcher.next();
       if (!e) break;
-      if (e.type === 'BOOKMARK' && !opts.allowWatchBookmarks) continue;
-      const ok = res.write(encodeEvent(e));
+      // Everything already queued goes out in one write (one TLS record, one syscall).
+      const batch = [e, ...watcher.drain()].filter(wanted);
+      if (batch.length === 0) continue;
+      const ok = res.write(batch.length === 1 ? encodeEvent(batch[0]!) : Buffer.concat(batch.map(encodeEvent)));
       if (!ok) await new Promise<void>((resolve) => {
         const done = (): void => {
           res.off('drain', done);
