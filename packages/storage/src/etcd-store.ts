@@ -268,7 +268,8 @@ export class EtcdStore implements Store {
         continue;
       }
       const data = encodeObject(next);
-      if (state && data.equals(state.data)) {
+      // "Unchanged" is by content, not bytes: key order may differ (kube's typed encoding fixes it).
+      if (state && current && (data.equals(state.data) || sameContent(next, current))) {
         if (fromSuggestion) {
           await refresh();
           continue;
@@ -459,6 +460,31 @@ export class EtcdStore implements Store {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** Deep equality of two decoded objects, ignoring key order and metadata.resourceVersion. */
+function sameContent(a: StoredObject, b: StoredObject): boolean {
+  const { resourceVersion: _a, ...ma } = a.metadata;
+  const { resourceVersion: _b, ...mb } = b.metadata;
+  return jsonEqual({ ...a, metadata: ma }, { ...b, metadata: mb });
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
 function stateOf(obj: StoredObject): RawState {

@@ -12,7 +12,7 @@ import type { Definitions, Schema } from '../schema.js';
 import { type ManagedFieldsEntry, isPlainObject } from '../types.js';
 import { ConflictsError, type ManagerSets, Updater, conflictError } from './apply.js';
 import { FieldSet, FieldsV1Error, pathOf } from './fieldset.js';
-import { TypedError, TypedSchema, dropNulls, toFieldSet } from './typed.js';
+import { TypedError, TypedSchema, compareObjects, dropNulls, toFieldSet } from './typed.js';
 
 export type KubeJSON = Record<string, unknown>;
 
@@ -273,6 +273,24 @@ export class FieldManager {
   }
 
   /**
+   * The fields of the live object's last-applied configuration whose live values still equal
+   * what was applied (kube's allowedConflictsFromLastApplied); undefined without one.
+   */
+  #allowedFromLastApplied(liveClean: KubeJSON): FieldSet | undefined {
+    const meta = liveClean['metadata'];
+    const annotations = isPlainObject(meta) && isPlainObject(meta['annotations']) ? meta['annotations'] : undefined;
+    const text = annotations?.[LAST_APPLIED_ANNOTATION];
+    if (typeof text !== 'string' || text === '') return undefined;
+    try {
+      const lastApplied: unknown = JSON.parse(text);
+      const set = toFieldSet(this.#ts, lastApplied);
+      return set.difference(compareObjects(this.#ts, liveClean, lastApplied).modified);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Server-side apply: `applied` merged into `live` (undefined: create-by-apply), ownership updated.
    * Throws StatusError 400 for a bad body, 409 Conflict for conflicts without `force`.
    */
@@ -321,14 +339,45 @@ export class FieldManager {
       } else {
         result = liveClean;
       }
+      if (opts.manager === KUBECTL_MANAGER) syncLastApplied(result, applied);
       return setManagedFields(result, encodeManagedFields(managed));
     } catch (e) {
-      if (e instanceof ConflictsError) throw conflictError(e.conflicts);
+      if (e instanceof ConflictsError) {
+        // kube's lastAppliedManager: `kubectl apply --server-side` over a client-side-applied
+        // object may take the fields its last-applied configuration still holds as they are live.
+        if (opts.manager === KUBECTL_MANAGER && !opts.force && live) {
+          const allowed = this.#allowedFromLastApplied(liveClean);
+          if (allowed) {
+            const remaining = e.conflicts.filter((c) => !allowed.has(c.path));
+            if (remaining.length === 0) return this.apply(live, applied, { ...opts, force: true });
+            throw conflictError(remaining);
+          }
+        }
+        throw conflictError(e.conflicts);
+      }
       if (e instanceof TypedError) throw unknownError(`failed to create typed live object: ${e.message}`);
       if (e instanceof FieldsV1Error) throw unknownError(e.message);
       throw e;
     }
   }
+}
+
+/** The field manager `kubectl apply --server-side` uses, whose client-side history is honoured. */
+const KUBECTL_MANAGER = 'kubectl';
+const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * kube's lastAppliedUpdater: after `kubectl apply --server-side`, an object that still carries a
+ * client-side last-applied annotation gets it rewritten to the applied configuration, so a later
+ * client-side apply computes its patch from what was really applied last.
+ */
+function syncLastApplied(result: KubeJSON, applied: KubeJSON): void {
+  const meta = result['metadata'];
+  if (!isPlainObject(meta) || !isPlainObject(meta['annotations']) || typeof meta['annotations'][LAST_APPLIED_ANNOTATION] !== 'string') return;
+  const copy = structuredClone(applied);
+  const copyMeta = copy['metadata'];
+  if (isPlainObject(copyMeta) && isPlainObject(copyMeta['annotations'])) delete copyMeta['annotations'][LAST_APPLIED_ANNOTATION];
+  meta['annotations'] = { ...meta['annotations'], [LAST_APPLIED_ANNOTATION]: JSON.stringify(copy) };
 }
 
 /** A plain error as kube's `ErrorToAPIStatus` answers it: 500 with an empty reason. */

@@ -37,7 +37,8 @@ export function parseFieldManager(query: URLSearchParams, userAgent: string | un
     if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind }, '', errs);
     return given;
   }
-  return defaultManagerFromUserAgent(userAgent ?? '');
+  // kube's buildManagerInfo: no name at all is recorded as "unknown".
+  return defaultManagerFromUserAgent(userAgent ?? '') || 'unknown';
 }
 
 function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {

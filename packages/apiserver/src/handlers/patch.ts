@@ -10,6 +10,7 @@ import {
   applyJsonPatch,
   applyMergePatch,
   applyStrategicMergePatch,
+  apiVersionOf,
   badRequest,
   fieldErr,
   invalid,
@@ -88,6 +89,11 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     for (const field of ['apiVersion', 'kind'] as const) {
       if (typeof raw[field] !== 'string' || !raw[field]) throw badRequest(`Object '${field === 'kind' ? 'Kind' : field}' is missing in '${JSON.stringify(raw)}'`);
     }
+    // kube reads an apply body without a typed decode: the field manager's version check answers.
+    const expected = apiVersionOf(r.def);
+    if (raw['apiVersion'] !== expected) {
+      throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(raw['apiVersion'])}, expected: ${expected}`);
+    }
     const applied = decodeInto(r.def, r.catalog, raw, false);
     checkName(r, applied.metadata.name, applied.metadata.namespace);
     op = { kind: 'apply', applied, force };
@@ -108,9 +114,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
           throw e;
         }
         const decoded = decodeInto(r.def, r.catalog, patched);
-        if (decoded.metadata.name !== r.info.name) {
-          throw invalid({ group: r.def.group, kind: r.def.kind }, r.info.name, [fieldErr.invalid('metadata.name', decoded.metadata.name ?? '', 'field is immutable')]);
-        }
+        checkName(r, decoded.metadata.name, decoded.metadata.namespace);
         return decoded;
       },
     };
