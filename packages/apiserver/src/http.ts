@@ -8,25 +8,33 @@ import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError } from './protobuf/
 /** kube-apiserver's request body limit (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Reads the whole body, refusing more than `limit` bytes with 413 (checked as it streams in). */
-export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing more than `limit` bytes with 413 (checked as it streams in).
+ * Plain listeners rather than an async iterator: this runs on every write request.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limit) {
     req.resume();
-    throw requestEntityTooLarge(limit);
+    return Promise.reject(requestEntityTooLarge(limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > limit) {
-      req.resume();
-      throw requestEntityTooLarge(limit);
-    }
-    chunks.push(b);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (b: Buffer): void => {
+      size += b.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        reject(requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(b);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
 }
 
 /** Maximum nesting depth accepted in a body (kube's JSON decoder caps it at 10,000; we are stricter). */
