@@ -1,26 +1,15 @@
 /** Discovery documents, /version and health endpoints as kube serves them. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startInProcess, startTestEtcd, type InProcessPlinth, type TestEtcd } from './harness.js';
+import { usePlinth } from './harness.js';
 
-let etcd: TestEtcd;
-let plinth: InProcessPlinth;
-
-before(async () => {
-  etcd = await startTestEtcd();
-  plinth = await startInProcess({ etcd });
-});
-
-after(async () => {
-  await plinth.stop();
-  await etcd.stop();
-});
+const env = usePlinth();
 
 const AGGREGATED =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 test('/version', async () => {
-  const r = await plinth.client.get('/version');
+  const r = await env.plinth.client.get('/version');
   assert.equal(r.status, 200);
   assert.equal(r.body.major, '1');
   assert.equal(r.body.minor, '24');
@@ -30,12 +19,12 @@ test('/version', async () => {
 test('/api and /apis, also when aggregated discovery is preferred', async () => {
   for (const accept of [undefined, AGGREGATED]) {
     const headers = accept ? { accept } : undefined;
-    const api = await plinth.client.get('/api', headers ? { headers } : {});
+    const api = await env.plinth.client.get('/api', headers ? { headers } : {});
     assert.equal(api.status, 200);
     assert.equal(api.headers['content-type'], 'application/json');
     assert.equal(api.body.kind, 'APIVersions');
     assert.deepEqual(api.body.versions, ['v1']);
-    const apis = await plinth.client.get('/apis', headers ? { headers } : {});
+    const apis = await env.plinth.client.get('/apis', headers ? { headers } : {});
     assert.equal(apis.status, 200);
     assert.equal(apis.body.kind, 'APIGroupList');
     const rbac = apis.body.groups.find((g: { name: string }) => g.name === 'rbac.authorization.k8s.io');
@@ -44,7 +33,7 @@ test('/api and /apis, also when aggregated discovery is preferred', async () => 
 });
 
 test('/api/v1 and /apis/<group>/<version> list resources with verbs and short names', async () => {
-  const core = await plinth.client.get('/api/v1');
+  const core = await env.plinth.client.get('/api/v1');
   assert.equal(core.body.kind, 'APIResourceList');
   assert.equal(core.body.groupVersion, 'v1');
   const sa = core.body.resources.find((r: { name: string }) => r.name === 'serviceaccounts');
@@ -57,28 +46,28 @@ test('/api/v1 and /apis/<group>/<version> list resources with verbs and short na
   assert.equal(ns.verbs.includes('deletecollection'), false);
   assert.ok(core.body.resources.some((r: { name: string }) => r.name === 'namespaces/finalize'));
 
-  const group = await plinth.client.get('/apis/rbac.authorization.k8s.io');
+  const group = await env.plinth.client.get('/apis/rbac.authorization.k8s.io');
   assert.equal(group.body.kind, 'APIGroup');
-  const gv = await plinth.client.get('/apis/rbac.authorization.k8s.io/v1');
+  const gv = await env.plinth.client.get('/apis/rbac.authorization.k8s.io/v1');
   assert.equal(gv.body.groupVersion, 'rbac.authorization.k8s.io/v1');
   assert.deepEqual(gv.body.resources.map((r: { name: string }) => r.name).sort(), ['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);
-  assert.equal((await plinth.client.get('/apis/nope.example.com/v1')).status, 404);
+  assert.equal((await env.plinth.client.get('/apis/nope.example.com/v1')).status, 404);
 });
 
 test('health endpoints answer 200 without credentials; verbose lists checks; other paths need auth', async () => {
   for (const path of ['/healthz', '/livez', '/readyz']) {
-    const r = await plinth.client.get(path, { token: null });
+    const r = await env.plinth.client.get(path, { token: null });
     assert.equal(r.status, 200, path);
     assert.equal(r.raw.toString(), 'ok');
   }
-  const verbose = await plinth.client.get('/readyz?verbose', { token: null });
+  const verbose = await env.plinth.client.get('/readyz?verbose', { token: null });
   assert.match(verbose.raw.toString(), /^\[\+\]etcd ok$/m);
   assert.match(verbose.raw.toString(), /readyz check passed\n$/);
-  const excluded = await plinth.client.get('/readyz?verbose&exclude=etcd', { token: null });
+  const excluded = await env.plinth.client.get('/readyz?verbose&exclude=etcd', { token: null });
   assert.match(excluded.raw.toString(), /^\[\+\]etcd excluded: ok$/m);
-  assert.equal((await plinth.client.get('/livez/etcd', { token: null })).status, 200);
-  const denied = await plinth.client.get('/api/v1/namespaces', { token: null });
+  assert.equal((await env.plinth.client.get('/livez/etcd', { token: null })).status, 200);
+  const denied = await env.plinth.client.get('/api/v1/namespaces', { token: null });
   assert.equal(denied.status, 401);
   assert.equal(denied.body.reason, 'Unauthorized');
-  assert.equal((await plinth.client.get('/healthz', { token: 'wrong' })).status, 401);
+  assert.equal((await env.plinth.client.get('/healthz', { token: 'wrong' })).status, 401);
 });

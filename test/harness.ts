@@ -11,6 +11,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { startEmbeddedEtcd, type EmbeddedEtcd } from '@plinth/storage';
 import { startServer, parseFlags, createLogger, type RunningServer } from '@plinth/apiserver';
 import { parse as parseYaml } from 'yaml';
+import { before, after } from 'node:test';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserver');
@@ -255,4 +256,21 @@ export function kubectlPath(): string {
   if (process.env['KUBECTL']) return process.env['KUBECTL'];
   const local = join(REPO_ROOT, '.tools/bin/kubectl');
   return existsSync(local) ? local : 'kubectl';
+}
+
+/**
+ * A real etcd and an in-process plinth for the tests of one file: started in `before`, stopped in
+ * `after`. Read `env.plinth` / `env.etcd` inside tests.
+ */
+export function usePlinth(args: string[] = []): { plinth: InProcessPlinth; etcd: TestEtcd } {
+  const env = {} as { plinth: InProcessPlinth; etcd: TestEtcd };
+  before(async () => {
+    env.etcd = await startTestEtcd();
+    env.plinth = await startInProcess({ etcd: env.etcd, args });
+  });
+  after(async () => {
+    await env.plinth?.stop();
+    await env.etcd?.stop();
+  });
+  return env;
 }

@@ -1,25 +1,14 @@
 /** Protobuf over HTTP: bodies in and out, kube's envelope, watch frames; JSON stays the default. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeProtobuf, encodeProtobuf, decodeWatchEventFrames } from '@plinth/apiserver';
-import { startInProcess, startTestEtcd, type InProcessPlinth, type TestEtcd } from './harness.js';
+import { usePlinth } from './harness.js';
 
-let etcd: TestEtcd;
-let plinth: InProcessPlinth;
+const env = usePlinth();
 const PB = 'application/vnd.kubernetes.protobuf';
 
-before(async () => {
-  etcd = await startTestEtcd();
-  plinth = await startInProcess({ etcd });
-});
-
-after(async () => {
-  await plinth.stop();
-  await etcd.stop();
-});
-
 test('an object created in JSON reads back as Protobuf with the k8s envelope', async () => {
-  const c = plinth.client;
+  const c = env.plinth.client;
   assert.equal((await c.post('/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'pb-json', labels: { a: 'b' } } })).status, 201);
   for (const accept of [PB, 'application/vnd.platform.protobuf', `${PB},application/json`]) {
     const r = await c.get('/api/v1/namespaces/default/serviceaccounts/pb-json', { headers: { accept } });
@@ -45,9 +34,9 @@ test('an object created from a Protobuf body reads back as JSON', async () => {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
     subjects: [{ kind: 'User', name: 'alice' }],
   });
-  const r = await plinth.client.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { rawBody: body, headers: { 'content-type': PB } });
+  const r = await env.plinth.client.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { rawBody: body, headers: { 'content-type': PB } });
   assert.equal(r.status, 201, r.raw.toString());
-  const got = await plinth.client.get('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/pb-crb');
+  const got = await env.plinth.client.get('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/pb-crb');
   assert.equal(got.headers['content-type'], 'application/json');
   assert.deepEqual(got.body.subjects, [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }]);
 });
@@ -55,20 +44,20 @@ test('an object created from a Protobuf body reads back as JSON', async () => {
 test('a Protobuf body with a wrong prefix is 400 and stores nothing; unsupported types are 415 and 406', async () => {
   const good = encodeProtobuf({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'pb-bad' } });
   const bad = Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x01]), good.subarray(4)]);
-  const r = await plinth.client.request('POST', '/api/v1/namespaces/default/serviceaccounts', { rawBody: bad, headers: { 'content-type': PB } });
+  const r = await env.plinth.client.request('POST', '/api/v1/namespaces/default/serviceaccounts', { rawBody: bad, headers: { 'content-type': PB } });
   assert.equal(r.status, 400);
   assert.equal(r.body.reason, 'BadRequest');
-  assert.equal((await plinth.client.get('/api/v1/namespaces/default/serviceaccounts/pb-bad')).status, 404);
-  const unsupported = await plinth.client.request('POST', '/api/v1/namespaces/default/serviceaccounts', { rawBody: 'x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.equal((await env.plinth.client.get('/api/v1/namespaces/default/serviceaccounts/pb-bad')).status, 404);
+  const unsupported = await env.plinth.client.request('POST', '/api/v1/namespaces/default/serviceaccounts', { rawBody: 'x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   assert.equal(unsupported.status, 415);
   assert.equal(unsupported.body.reason, 'UnsupportedMediaType');
-  const notAcceptable = await plinth.client.get('/api/v1/namespaces/default/serviceaccounts', { headers: { accept: 'application/xml' } });
+  const notAcceptable = await env.plinth.client.get('/api/v1/namespaces/default/serviceaccounts', { headers: { accept: 'application/xml' } });
   assert.equal(notAcceptable.status, 406);
   assert.equal(notAcceptable.body.reason, 'NotAcceptable');
 });
 
 test('a Protobuf watch streams length-prefixed WatchEvent frames', async () => {
-  const c = plinth.client;
+  const c = env.plinth.client;
   const rv = (await c.get('/api/v1/namespaces/default/serviceaccounts')).body.metadata.resourceVersion;
   // The watch starts after rv, so the create below is seen however the two race.
   const pending = c.get(`/api/v1/namespaces/default/serviceaccounts?watch=1&resourceVersion=${rv}&timeoutSeconds=2`, { headers: { accept: PB } });

@@ -2,47 +2,36 @@
  * 500 concurrent watchers on one process: each gets every event, and etcd carries one watch per
  * resource (the watch cache's feed), not one per client.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { startInProcess, startTestEtcd, eventually, type InProcessPlinth, type TestEtcd } from './harness.js';
+import { eventually, usePlinth } from './harness.js';
 
-let etcd: TestEtcd;
-let plinth: InProcessPlinth;
+const env = usePlinth();
 const WATCHERS = 500;
 const WRITES = 20;
 
-before(async () => {
-  etcd = await startTestEtcd();
-  plinth = await startInProcess({ etcd });
-});
-
-after(async () => {
-  await plinth.stop();
-  await etcd.stop();
-});
-
 /** etcd's own count of open watchers, from its Prometheus metrics. */
 async function etcdWatchers(): Promise<number> {
-  const text = await (await fetch(`${etcd.endpoint}/metrics`)).text();
+  const text = await (await fetch(`${env.etcd.endpoint}/metrics`)).text();
   const m = /^etcd_debugging_mvcc_watcher_total (\d+)/m.exec(text);
   assert.ok(m, 'etcd exposes etcd_debugging_mvcc_watcher_total');
   return Number(m[1]);
 }
 
 test(`${WATCHERS} watchers each receive every event over one etcd watch per resource`, async () => {
-  const c = plinth.client;
+  const c = env.plinth.client;
   const path = '/api/v1/namespaces/default/serviceaccounts';
   const rv = (await c.get(path)).body.metadata.resourceVersion;
   const baseline = await etcdWatchers();
-  const cacheWatchers = (): number => plinth.server.watchCaches!.all().reduce((n, ch) => n + ch.stats().watchers, 0);
+  const cacheWatchers = (): number => env.plinth.server.watchCaches!.all().reduce((n, ch) => n + ch.stats().watchers, 0);
   const before = cacheWatchers(); // the in-process controllers' own watches
-  const resources = plinth.server.watchCaches!.all().length;
+  const resources = env.plinth.server.watchCaches!.all().length;
   // One etcd watch per cached resource, plus the one on compact_rev_key.
-  assert.equal(plinth.server.storage.activeEtcdWatches, resources + 1);
+  assert.equal(env.plinth.server.storage.activeEtcdWatches, resources + 1);
 
-  const agent = new Agent({ ca: readFileSync(plinth.server.caFile!), keepAlive: false, maxSockets: Infinity });
+  const agent = new Agent({ ca: readFileSync(env.plinth.server.caFile!), keepAlive: false, maxSockets: Infinity });
   const received: number[] = new Array(WATCHERS).fill(0);
   let open = 0;
   const requests = Array.from({ length: WATCHERS }, (_, i) => {
@@ -66,7 +55,7 @@ test(`${WATCHERS} watchers each receive every event over one etcd watch per reso
   });
   try {
     await eventually(async () => open === WATCHERS, 60_000, `every watch to be open (${open} of ${WATCHERS})`);
-    assert.equal(plinth.server.storage.activeEtcdWatches, resources + 1, 'client watches add no etcd watch');
+    assert.equal(env.plinth.server.storage.activeEtcdWatches, resources + 1, 'client watches add no etcd watch');
     assert.equal(await etcdWatchers(), baseline, 'etcd sees no new watcher');
     for (let i = 0; i < WRITES; i++) assert.equal((await c.post(path, { metadata: { name: `fan-${i}` } })).status, 201);
     await eventually(
