@@ -3,7 +3,7 @@
  * interface with the resource's strategy, object-metadata rules, admission and two-phase deletion.
  * The order of create and update is fixed here so no resource can skip validation.
  */
-import { randomUUID, randomInt } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   FieldManager,
   OPTIMISTIC_LOCK_MESSAGE,
@@ -21,7 +21,6 @@ import {
   type ObjectList,
   type ResourceDefinition,
   type ResourceStrategy,
-  type Schema,
   type Status,
   type StoredObject,
   type UserInfo,
@@ -30,6 +29,9 @@ import type { AdmissionAttributes, AdmissionChain, Operation } from '@plinth/adm
 import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
 import { interpretStorageError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
+import { emptyObjectOf, generateName, now } from './meta.js';
+
+export { generateName, now } from './meta.js';
 
 /** Who asks, and in which namespace ('' for cluster-scoped or all namespaces). */
 export interface RequestScope {
@@ -59,37 +61,6 @@ export interface RegistryDeps {
   storage: Store;
   keys: KeyFunctions;
   admission: AdmissionChain;
-}
-
-const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
-const MAX_GENERATED_PREFIX = 63 - 5;
-
-/** kube's SimpleNameGenerator: prefix (capped) + 5 random characters. */
-export function generateName(prefix: string): string {
-  const base = prefix.length > MAX_GENERATED_PREFIX ? prefix.slice(0, MAX_GENERATED_PREFIX) : prefix;
-  let suffix = '';
-  for (let i = 0; i < 5; i++) suffix += NAME_CHARS[randomInt(NAME_CHARS.length)];
-  return base + suffix;
-}
-
-/** RFC 3339 with second precision, as metav1.Time serializes. */
-export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/**
- * The kind's empty object as Go would see it: non-pointer structs at the top level are `{}`
- * (kube compares a create against it when recording managedFields).
- */
-function emptyObjectOf(schema: Schema, defs: ReadonlyMap<string, Schema>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema.properties ?? {})) {
-    if (k === 'metadata' || k === 'apiVersion' || k === 'kind') continue;
-    let sch = v;
-    while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
-    if (sch.properties && sch['x-kubernetes-map-type'] !== 'atomic') out[k] = {};
-  }
-  return out;
 }
 
 /** Thrown inside a delete attempt when finalizers appeared since the read. */
