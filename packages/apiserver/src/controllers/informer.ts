@@ -14,6 +14,8 @@ export interface InformerOptions {
   log: Logger;
   /** Relist period, so missed work is retried (ms). */
   resyncMs: number;
+  /** Only objects this selects are listed and watched (a field/label selector's predicate). */
+  predicate?: (obj: StoredObject) => boolean;
 }
 
 export interface Informer {
@@ -45,9 +47,10 @@ export function runInformer(opts: InformerOptions): Informer {
   void (async () => {
     while (!stopped) {
       try {
-        const list = await opts.store.list(opts.scope, {});
+        const selector = opts.predicate ? { predicate: opts.predicate, hasSelector: true } : {};
+        const list = await opts.store.list(opts.scope, selector);
         for (const item of list.items) await handle('ADDED', item);
-        const watcher = await opts.store.watch(opts.scope, { resourceVersion: list.metadata.resourceVersion ?? '' });
+        const watcher = await opts.store.watch(opts.scope, { resourceVersion: list.metadata.resourceVersion ?? '', ...selector });
         stopWatch = () => watcher.stop();
         const resync = setTimeout(() => watcher.stop(), opts.resyncMs);
         resync.unref();

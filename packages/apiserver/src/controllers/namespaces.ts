@@ -120,6 +120,8 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
       scope,
       log: deps.log,
       resyncMs: 60_000,
+      // Only the `default` accounts matter here; a selector keeps relists of large clusters cheap.
+      predicate: (sa) => sa.metadata.name === 'default',
       onObject: async (type, sa) => {
         // A deleted `default` ServiceAccount comes back, as kube's serviceaccounts controller does.
         if (type === 'DELETED' && sa.metadata.name === 'default' && sa.metadata.namespace) {
