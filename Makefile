@@ -9,12 +9,12 @@ TEST_FILES = $(shell find packages/*/dist test/dist -name '*.test.js' 2>/dev/nul
 
 .PHONY: deps system-deps node-deps tools build run test unit-test clean distclean bench
 
-## System packages: etcd (Debian's etcd-server) and openssl, installed when missing.
+## System packages: etcd (Debian's etcd-server), openssl and the Python client, installed when missing.
 system-deps:
-	@if ! command -v etcd >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then \
-	  echo "installing etcd-server and openssl from apt"; \
+	@if ! command -v etcd >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 || ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then \
+	  echo "installing etcd-server, openssl and python3-kubernetes (for the Python client test) from apt"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq etcd-server etcd-client openssl >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq etcd-server etcd-client openssl python3-kubernetes >/dev/null; \
 	fi
 	@command -v etcd >/dev/null || { echo "etcd is still missing"; exit 1; }
 
