@@ -115,3 +115,10 @@ test('a port already in use fails the start with a message, and leaves no etcd b
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('secrets in the data dir are readable by their owner only', async () => {
+  const { statSync } = await import('node:fs');
+  for (const f of ['admin-token', 'admin.kubeconfig', 'certs/apiserver.key', 'certs/ca.key']) {
+    assert.equal(statSync(`${dataDir}/${f}`).mode & 0o077, 0, `${f} is not private`);
+  }
+});

@@ -4,7 +4,7 @@
  * with openssl once and reused while present.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
@@ -54,5 +54,7 @@ export function ensureSelfSignedCert(certDir: string, bindAddress: string): Serv
   openssl(['req', '-new', '-key', 'apiserver.key', '-subj', `/CN=plinth@${stamp}`, '-out', 'apiserver.csr'], certDir);
   openssl(['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '365', '-sha256', '-extfile', 'serving.ext', '-out', 'apiserver.crt'], certDir);
   for (const f of ['apiserver.csr', 'serving.ext', 'ca.srl']) rmSync(join(certDir, f), { force: true });
+  // Private keys are readable by their owner only, whatever the umask.
+  for (const f of ['ca.key', 'apiserver.key']) chmodSync(join(certDir, f), 0o600);
   return out;
 }
