@@ -122,3 +122,21 @@ test('secrets in the data dir are readable by their owner only', async () => {
     assert.equal(statSync(`${dataDir}/${f}`).mode & 0o077, 0, `${f} is not private`);
   }
 });
+
+test('--shutdown-delay-duration: after SIGTERM /readyz fails while requests are still served, then plinth exits', async () => {
+  const dir = tempDir('plinth-shutdown-');
+  const p = await startProcess(dir, ['--shutdown-delay-duration=3s']);
+  try {
+    assert.equal((await p.client.get('/readyz')).status, 200);
+    p.child.kill('SIGTERM');
+    const ready = await eventually(async () => {
+      const r = await p.client.get('/readyz?verbose');
+      return r.status === 500 ? r : undefined;
+    }, 2000, '/readyz to fail');
+    assert.match(ready.raw.toString(), /^\[-\]shutdown failed: reason withheld$/m);
+    assert.equal((await p.client.get('/api/v1/namespaces/default')).status, 200, 'still serving during the delay');
+  } finally {
+    assert.equal(await p.stop(), 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
