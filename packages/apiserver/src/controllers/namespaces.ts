@@ -56,6 +56,13 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
   };
 
   const ensureDefaultServiceAccount = async (ns: string): Promise<void> => {
+    // Resyncs see every namespace again: a cache read first keeps them from costing etcd writes.
+    try {
+      await deps.serviceAccounts.get({ user: CONTROLLER_USER, namespace: ns }, 'default', '0');
+      return;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
     try {
       await deps.serviceAccounts.create({ user: CONTROLLER_USER, namespace: ns }, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } });
     } catch (e) {
