@@ -182,6 +182,11 @@ export function internalError(err: unknown): StatusError {
   });
 }
 
+/** 429, as kube's max-in-flight filter answers (with a Retry-After header of 1 s). */
+export function tooManyRequests(): StatusError {
+  return new StatusError({ code: 429, reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 1 } });
+}
+
 export function serviceUnavailable(message: string): StatusError {
   return new StatusError({ code: 503, reason: 'ServiceUnavailable', message });
 }

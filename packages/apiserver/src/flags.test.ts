@@ -11,6 +11,8 @@ test('defaults follow kube-apiserver and the embedded mode', () => {
   assert.equal(o.dataDir, './data');
   assert.equal(o.watchCache, true);
   assert.equal(o.etcdCompactionInterval, 5 * 60_000);
+  assert.equal(o.maxRequestsInflight, 400);
+  assert.equal(o.maxMutatingRequestsInflight, 200);
 });
 
 test('both pflag forms, bare booleans and -v', () => {

@@ -20,6 +20,9 @@ export interface ServerOptions {
   etcdCompactionInterval: number;
   /** ms */
   shutdownDelayDuration: number;
+  /** 0: no limit. */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
   help: boolean;
 }
 
@@ -46,6 +49,8 @@ const SPECS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', key: 'dataDir', default: './data', usage: 'Directory for the embedded etcd, generated certificates, the admin token and admin.kubeconfig.' },
   { name: 'watch-cache', kind: 'bool', key: 'watchCache', default: 'true', usage: 'Enable watch caching in the apiserver.' },
   { name: 'etcd-compaction-interval', kind: 'duration', key: 'etcdCompactionInterval', default: '5m', usage: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
+  { name: 'max-requests-inflight', kind: 'int', key: 'maxRequestsInflight', default: '400', usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
+  { name: 'max-mutating-requests-inflight', kind: 'int', key: 'maxMutatingRequestsInflight', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'shutdown-delay-duration', kind: 'duration', key: 'shutdownDelayDuration', default: '0s', usage: 'Time to delay the termination. During that time /readyz fails while the server keeps serving.' },
   { name: 'help', kind: 'bool', key: 'help', default: 'false', usage: 'help for plinth-apiserver' },
 ];
@@ -136,6 +141,7 @@ export function parseFlags(argv: string[]): ServerOptions {
   const o = opts as unknown as ServerOptions;
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.etcdCompactionInterval < 0) throw new FlagError('--etcd-compaction-interval must not be negative');
+  if (o.maxRequestsInflight < 0 || o.maxMutatingRequestsInflight < 0) throw new FlagError('--max-requests-inflight and --max-mutating-requests-inflight must not be negative');
   return o;
 }
 

@@ -15,7 +15,7 @@ import { createTokenAuthenticator, createTokenFileAuthenticator, createUnionAuth
 import type { ServerOptions } from './flags.js';
 import { createLogger, type Logger } from './log.js';
 import { contextOf, type Handler } from './context.js';
-import { withAuthentication, withRecover, withRequestInfo } from './filters/index.js';
+import { withAuthentication, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
 import { ResourceStore } from './registry/store.js';
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
@@ -189,8 +189,10 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     };
   };
 
-  // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → authenticate → route.
-  const handler: Handler = withRecover(withRequestInfo(publicOrAuthenticated(route)), log);
+  // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → authenticate
+  // → max in-flight → route.
+  const limited = withMaxInFlight(route, { readonly: opts.maxRequestsInflight, mutating: opts.maxMutatingRequestsInflight });
+  const handler: Handler = withRecover(withRequestInfo(publicOrAuthenticated(limited)), log);
 
   const app = express();
   app.disable('x-powered-by');

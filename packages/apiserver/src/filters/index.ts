@@ -3,7 +3,7 @@
  * (kube's DefaultBuildHandlerChain): recover → request info → authenticate → route.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { unauthorized } from '@plinth/api';
+import { tooManyRequests, unauthorized } from '@plinth/api';
 import type { Authenticator } from '@plinth/auth';
 import { setContext, contextOf, type Handler } from '../context.js';
 import { parseRequestInfo } from '../request-info.js';
@@ -41,5 +41,33 @@ export function withAuthentication(next: Handler, authenticator: Authenticator):
     delete req.headers['authorization'];
     contextOf(req).user = result.user;
     await next(req, res);
+  };
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * kube's max-in-flight filter: at most `readonly` non-mutating and `mutating` mutating requests at
+ * once (0: no limit); more get 429 TooManyRequests with Retry-After. Watches are long-running and
+ * not counted, and `system:masters` is never limited, as in kube — which is why this runs after
+ * authentication (kube's chain has it there too).
+ */
+export function withMaxInFlight(next: Handler, limits: { readonly: number; mutating: number }): Handler {
+  let readonly = 0;
+  let mutating = 0;
+  return async (req, res) => {
+    const { info, user } = contextOf(req);
+    if (info.verb === 'watch' || user?.groups.includes('system:masters')) return next(req, res);
+    const isMutating = MUTATING.has(req.method ?? '');
+    const limit = isMutating ? limits.mutating : limits.readonly;
+    if (limit > 0 && (isMutating ? mutating : readonly) >= limit) throw tooManyRequests();
+    if (isMutating) mutating++;
+    else readonly++;
+    try {
+      await next(req, res);
+    } finally {
+      if (isMutating) mutating--;
+      else readonly--;
+    }
   };
 }

@@ -1,0 +1,59 @@
+/** --max-requests-inflight / --max-mutating-requests-inflight: 429 with Retry-After past the limit; system:masters exempt. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
+
+let etcd: TestEtcd;
+let plinth: InProcessPlinth;
+const USER_TOKEN = 'bob-token-0123456789';
+
+before(async () => {
+  etcd = await startTestEtcd();
+  const file = join(tempDir('plinth-tokens-'), 'tokens.csv');
+  writeFileSync(file, `${USER_TOKEN},bob,1001,"devs"\n`);
+  plinth = await startInProcess({ etcd, args: [`--token-auth-file=${file}`, '--max-mutating-requests-inflight=1', '--max-requests-inflight=1'] });
+});
+
+after(async () => {
+  await plinth.stop();
+  await etcd.stop();
+});
+
+test('past the mutating limit a user gets 429 TooManyRequests with Retry-After; system:masters is not limited', async () => {
+  const c = plinth.client;
+  const path = '/api/v1/namespaces/default/serviceaccounts';
+  // A create whose body never finishes arriving holds the one mutating slot.
+  const body = JSON.stringify({ metadata: { name: 'held' } });
+  const held = request(new URL(path, c.base), {
+    method: 'POST',
+    ca: plinth.server.caFile ? (await import('node:fs')).readFileSync(plinth.server.caFile) : undefined,
+    headers: { authorization: `Bearer ${USER_TOKEN}`, 'content-type': 'application/json', 'content-length': String(body.length) },
+  });
+  held.on('error', () => undefined);
+  const heldResponse = new Promise<number>((resolve) => held.on('response', (res) => {
+    res.resume();
+    resolve(res.statusCode ?? 0);
+  }));
+  held.write(body.slice(0, 5));
+  held.flushHeaders();
+  // Wait until the server counts it: then bob's next write is refused.
+  let refused: Awaited<ReturnType<typeof c.post>> | undefined;
+  for (let i = 0; i < 50 && !refused; i++) {
+    const r = await c.post(path, { metadata: { name: `bob-${i}` } }, { token: USER_TOKEN });
+    if (r.status === 429) refused = r;
+    else await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.ok(refused, 'a 429 while the slot is held');
+  assert.equal(refused!.headers['retry-after'], '1');
+  assert.equal(refused!.body.reason, 'TooManyRequests');
+  assert.equal(refused!.body.message, 'Too many requests, please try again later.');
+  // The admin (system:masters) is never limited; watches are not counted either.
+  assert.equal((await c.post(path, { metadata: { name: 'admin-write' } })).status, 201);
+  held.end(body.slice(5));
+  assert.equal(await heldResponse, 201);
+  // The slot is free again.
+  assert.equal((await c.post(path, { metadata: { name: 'bob-after' } }, { token: USER_TOKEN })).status, 201);
+});
