@@ -52,6 +52,15 @@ for (const mode of ['watch cache', 'etcd only'] as const) {
       assert.deepEqual((w.events as Ev[])[2]!.object.metadata.labels, { x: 'y' }, 'DELETED carries the last state');
     });
 
+    test('the legacy /watch/ path on one object watches only that object', async () => {
+      const space = await ns();
+      await plinth.client.post(sa(space), { metadata: { name: 'one' } });
+      await plinth.client.post(sa(space), { metadata: { name: 'other' } });
+      const w = await plinth.client.watch(`/api/v1/watch/namespaces/${space}/serviceaccounts/one?timeoutSeconds=1`, () => false, 5000);
+      assert.equal(w.status, 200);
+      assert.deepEqual(names(w.events as Ev[]), ['ADDED:one']);
+    });
+
     test('timeoutSeconds ends the stream', async () => {
       const space = await ns();
       const w = await plinth.client.watch(`${sa(space)}?watch=1&timeoutSeconds=1`, () => false, 10_000);

@@ -26,7 +26,8 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   }
   const protobufStream = format.encoding === 'protobuf';
   const watchOpts = { resourceVersion: opts.resourceVersion ?? '', bookmarks: opts.allowWatchBookmarks, ...(opts.predicate ? { predicate: opts.predicate } : {}) };
-  const watcher = await r.store.watch(r.scope, watchOpts);
+  // The legacy /watch/.../<name> path watches one object.
+  const watcher = await r.store.watch(r.scope, watchOpts, r.info.name || undefined);
   const { res } = r;
   const timeoutS = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
   const timer = setTimeout(() => watcher.stop(), timeoutS * 1000);
