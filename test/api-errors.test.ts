@@ -180,6 +180,15 @@ describe('paths and methods', () => {
     );
   });
 
+  it('across all namespaces only list and watch are served: no create, no deletecollection, no named object', async () => {
+    await unchanged(async () => {
+      expectStatus(await c.delete('/api/v1/serviceaccounts'), 405, 'MethodNotAllowed');
+      expectStatus(await c.post('/api/v1/serviceaccounts', sa('cluster-wide')), 405, 'MethodNotAllowed');
+    });
+    expectStatus(await c.get('/api/v1/serviceaccounts/existing'), 404, 'NotFound', 'the server could not find the requested resource');
+    assert.equal((await c.get('/api/v1/serviceaccounts')).status, 200);
+  });
+
   it('deletecollection on namespaces is 405', async () => {
     const before = (await c.get('/api/v1/namespaces')).body.items.length;
     expectStatus(await c.delete('/api/v1/namespaces'), 405, 'MethodNotAllowed');

@@ -62,6 +62,12 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
     }
     const verb = info.verb as Verb;
     if (!def.verbs.includes(verb) || !SERVED_VERBS.has(verb)) throw methodNotSupported(undefined, verb);
+    if (def.namespaced && !info.namespace) {
+      // Across all namespaces kube serves only list and watch: no object is addressed without
+      // its namespace, and nothing is created or deleted en masse there.
+      if (info.name) throw pathNotFound();
+      if (verb !== 'list' && verb !== 'watch') throw methodNotSupported(undefined, verb);
+    }
     switch (verb) {
       case 'get':
         return handleGet(r);
