@@ -189,6 +189,14 @@ describe('paths and methods', () => {
     assert.equal((await c.get('/api/v1/serviceaccounts')).status, 200);
   });
 
+  it('a cluster-scoped resource under a namespace path is 404; PUT or PATCH on a collection is 405', async () => {
+    expectStatus(await c.get(`/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/clusterrolebindings`), 404, 'NotFound');
+    await unchanged(async () => {
+      expectStatus(await c.put(SA, sa('collection-put')), 405, 'MethodNotAllowed');
+      expectStatus(await c.request('PATCH', SA, { body: {}, headers: { 'content-type': 'application/merge-patch+json' } }), 405, 'MethodNotAllowed');
+    });
+  });
+
   it('deletecollection on namespaces is 405', async () => {
     const before = (await c.get('/api/v1/namespaces')).body.items.length;
     expectStatus(await c.delete('/api/v1/namespaces'), 405, 'MethodNotAllowed');

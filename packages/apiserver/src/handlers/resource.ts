@@ -62,6 +62,9 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
     }
     const verb = info.verb as Verb;
     if (!def.verbs.includes(verb) || !SERVED_VERBS.has(verb)) throw methodNotSupported(undefined, verb);
+    // A cluster-scoped resource has no namespaced paths (a Namespace's own name is not one).
+    if (!def.namespaced && info.namespace && !(def.group === '' && def.plural === 'namespaces')) throw pathNotFound();
+    if ((verb === 'update' || verb === 'patch') && !info.name) throw methodNotSupported(undefined, verb);
     if (def.namespaced && !info.namespace) {
       // Across all namespaces kube serves only list and watch: no object is addressed without
       // its namespace, and nothing is created or deleted en masse there.
