@@ -197,6 +197,16 @@ describe('paths and methods', () => {
     });
   });
 
+  it('escaped path segments are unescaped: a colon finds its object, a slash or .. is a bad name', async () => {
+    const crb = { metadata: { name: 'system:esc' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } };
+    assert.equal((await c.post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', crb)).status, 201);
+    assert.equal((await c.get('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system%3Aesc')).body.metadata.name, 'system:esc');
+    await unchanged(async () => {
+      expectStatus(await c.get(`${SA}/a%2Fb`), 400, 'BadRequest', `invalid resource name "a/b": [may not contain '/']`);
+      expectStatus(await c.delete(`/api/v1/namespaces/${NS}%2Fx/serviceaccounts`), 400, 'BadRequest');
+    });
+  });
+
   it('deletecollection on namespaces is 405', async () => {
     const before = (await c.get('/api/v1/namespaces')).body.items.length;
     expectStatus(await c.delete('/api/v1/namespaces'), 405, 'MethodNotAllowed');

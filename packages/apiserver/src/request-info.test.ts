@@ -28,6 +28,12 @@ test('resource paths as kube parses them', () => {
   }
 });
 
+test('path segments are unescaped after splitting', () => {
+  const got = info('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Aaggregate-to-view');
+  assert.equal(got.name, 'system:aggregate-to-view');
+  assert.equal(info('GET', '/api/v1/namespaces/a/serviceaccounts/x%2Fy').name, 'x/y');
+});
+
 test('discovery and other paths are not resource requests', () => {
   for (const url of ['/api', '/api/v1', '/apis', '/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1', '/healthz', '/version']) {
     assert.equal(info('GET', url).isResourceRequest, false, url);

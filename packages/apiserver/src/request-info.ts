@@ -39,7 +39,9 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     parts: [],
   };
   const trimmed = path.replace(/^\/+|\/+$/g, '');
-  let cur = trimmed === '' ? [] : trimmed.split('/');
+  // Segments are split first, then unescaped (a client may send `system%3Aview`; `%2F` stays inside
+  // its segment and can never name an object).
+  let cur = trimmed === '' ? [] : trimmed.split('/').map(unescapeSegment);
   const prefix = cur[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;
@@ -107,4 +109,13 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
+}
+
+function unescapeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

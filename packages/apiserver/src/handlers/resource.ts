@@ -4,7 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  badRequest,
   methodNotSupported,
+  nameIsPathSegment,
   namespaceFinalizeStrategy,
   namespaceStatusStrategy,
   pathNotFound,
@@ -45,6 +47,11 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
     const { info, query, user } = contextOf(req);
     const def = deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw pathNotFound();
+    // Unescaped path segments must still be single segments (kube's ValidatePathSegmentName).
+    for (const [what, value] of [['resource name', info.name], ['namespace', info.namespace]] as const) {
+      const problems = nameIsPathSegment(value, false).filter((m) => !m.startsWith('must be no more'));
+      if (value && problems.length > 0) throw badRequest(`invalid ${what} ${JSON.stringify(value)}: [${problems.join(', ')}]`);
+    }
     const store = deps.stores.get(def)!;
     const r: ResourceRequest = {
       req,
