@@ -29,7 +29,8 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   // The legacy /watch/.../<name> path watches one object.
   const watcher = await r.store.watch(r.scope, watchOpts, r.info.name || undefined);
   const { res } = r;
-  const timeoutS = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
+  // Unset or 0: kube picks a random timeout between --min-request-timeout and twice that.
+  const timeoutS = opts.timeoutSeconds || MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
   const timer = setTimeout(() => watcher.stop(), timeoutS * 1000);
   const onClose = (): void => watcher.stop();
   res.once('close', onClose);
