@@ -284,7 +284,7 @@ export class Cacher implements Store {
       const obj = this.#objects.get(key)!;
       if (!predicate || predicate(obj)) items.push(obj);
     }
-    return { items, resourceVersion: String(this.#rv), continue: '' };
+    return { items, resourceVersion: String(this.#rv), continue: '', shared: true };
   }
 
   /** Keys under a prefix, in etcd's (byte) order. */

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, openSync, readFileSync, writeFileSync, closeSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, writeFileSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 
@@ -63,6 +63,20 @@ async function choosePorts(dataDir: string): Promise<{ client: number; peer: num
 
 export async function startEmbeddedEtcd(opts: EmbeddedEtcdOptions): Promise<EmbeddedEtcd> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  // A port found free can be taken by another process before etcd binds it: try fresh ports then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt >= 5) throw e;
+      rmSync(join(opts.dataDir, 'plinth-ports.json'), { force: true });
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(opts: EmbeddedEtcdOptions): Promise<EmbeddedEtcd> {
   const { client, peer } = await choosePorts(opts.dataDir);
   const clientUrl = `http://127.0.0.1:${client}`;
   const peerUrl = `http://127.0.0.1:${peer}`;
@@ -101,7 +115,11 @@ export async function startEmbeddedEtcd(opts: EmbeddedEtcdOptions): Promise<Embe
             : `etcd failed to start: ${spawnError.message}`,
         );
       }
-      if (child.exitCode !== null) throw new Error(`etcd exited with code ${child.exitCode}; see ${join(opts.dataDir, 'etcd.log')}`);
+      if (child.exitCode !== null) {
+        const log = readFileSync(join(opts.dataDir, 'etcd.log'), 'utf8');
+        if (/address already in use/.test(log.slice(-4000))) throw new PortTakenError('etcd port taken');
+        throw new Error(`etcd exited with code ${child.exitCode}; see ${join(opts.dataDir, 'etcd.log')}`);
+      }
       try {
         await probe.get('plinth-probe').string();
         break;

@@ -40,6 +40,8 @@ export interface ListResult {
   continue: string;
   /** Items after this page, when known and no selector was given. */
   remainingItemCount?: number;
+  /** The items are shared with a cache and must not be changed (else they are the caller's). */
+  shared?: boolean;
 }
 
 /**

@@ -112,9 +112,17 @@ export class ResourceStore {
   async list(scope: RequestScope, opts: ListOptions): Promise<ObjectList<StoredObject>> {
     try {
       const r = await this.#deps.storage.list(this.collectionPrefix(scope.namespace), opts);
-      // kube's typed lists carry no apiVersion/kind on items; items may be shared with the watch
-      // cache, so they are copied (shallowly), never changed.
-      const items = r.items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
+      // kube's typed lists carry no apiVersion/kind on items. Items shared with the watch cache
+      // are copied (shallowly), never changed; items fresh from etcd are ours to change.
+      let items = r.items;
+      if (r.shared) {
+        items = r.items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
+      } else {
+        for (const item of items) {
+          delete item.apiVersion;
+          delete item.kind;
+        }
+      }
       const metadata: ObjectList['metadata'] = { resourceVersion: r.resourceVersion, continue: r.continue };
       if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
       return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items };
