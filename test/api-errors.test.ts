@@ -5,6 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEtcd, startInProcess, eventually, type TestEtcd, type InProcessPlinth, type TestClient, type Response } from './harness.js';
+import { expectStatus } from './assertions.js';
 
 const NS = 'errors-test';
 const SA = `/api/v1/namespaces/${NS}/serviceaccounts`;
@@ -25,18 +26,6 @@ function crb(name: string): Record<string, unknown> {
     metadata: { name },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
   };
-}
-
-function expectStatus(res: Response, code: number, reason: string, message?: string | RegExp): void {
-  assert.equal(res.status, code, `expected ${code}, got ${res.status}: ${res.raw.toString().slice(0, 500)}`);
-  assert.equal(res.body?.kind, 'Status', res.raw.toString().slice(0, 300));
-  assert.equal(res.body.apiVersion, 'v1');
-  assert.equal(res.body.status, 'Failure');
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.reason, reason);
-  assert.equal(typeof res.body.message, 'string');
-  if (typeof message === 'string') assert.equal(res.body.message, message);
-  else if (message) assert.match(res.body.message, message);
 }
 
 /** Names and resourceVersions of every serviceaccount in NS and every clusterrolebinding. */

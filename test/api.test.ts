@@ -5,6 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEtcd, startInProcess, eventually, type TestEtcd, type InProcessPlinth, type TestClient, type Response } from './harness.js';
+import { causeFields, expectCode, expectStatus } from './assertions.js';
 
 const NS = 'api-test';
 const SA = `/api/v1/namespaces/${NS}/serviceaccounts`;
@@ -34,25 +35,6 @@ function crb(name: string, extra: Record<string, unknown> = {}): Record<string, 
     subjects: [{ kind: 'User', name: 'alice' }],
     ...extra,
   };
-}
-
-function expectCode(res: Response, code: number, what = ''): void {
-  assert.equal(res.status, code, `${what} expected ${code}, got ${res.status}: ${res.raw.toString().slice(0, 500)}`);
-}
-
-function expectStatus(res: Response, code: number, reason: string, message?: string): void {
-  expectCode(res, code);
-  assert.equal(res.body?.kind, 'Status');
-  assert.equal(res.body.apiVersion, 'v1');
-  assert.equal(res.body.status, 'Failure');
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.reason, reason);
-  assert.equal(typeof res.body.message, 'string');
-  if (message !== undefined) assert.equal(res.body.message, message);
-}
-
-function causeFields(res: Response): string[] {
-  return ((res.body?.details?.causes ?? []) as Array<{ field?: string }>).map((x) => x.field ?? '');
 }
 
 async function create(path: string, body: unknown): Promise<any> {

@@ -5,6 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEtcd, startInProcess, eventually, type TestEtcd, type InProcessPlinth, type TestClient, type Response } from './harness.js';
+import { expectCode, expectStatus } from './assertions.js';
 
 const NAMESPACES = '/api/v1/namespaces';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -19,20 +20,6 @@ const saPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/serv
 const secretPath = (ns: string, name = ''): string => `/api/v1/namespaces/${ns}/secrets${name ? `/${name}` : ''}`;
 const rolePath = (ns: string, name = ''): string => `${RBAC}/namespaces/${ns}/roles${name ? `/${name}` : ''}`;
 const rbPath = (ns: string, name = ''): string => `${RBAC}/namespaces/${ns}/rolebindings${name ? `/${name}` : ''}`;
-
-function expectCode(res: Response, code: number, what = ''): void {
-  assert.equal(res.status, code, `${what} expected ${code}, got ${res.status}: ${res.raw.toString().slice(0, 500)}`);
-}
-
-function expectStatus(res: Response, code: number, reason: string): void {
-  expectCode(res, code);
-  assert.equal(res.body?.kind, 'Status');
-  assert.equal(res.body.apiVersion, 'v1');
-  assert.equal(res.body.status, 'Failure');
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.reason, reason);
-  assert.equal(typeof res.body.message, 'string');
-}
 
 async function createNamespace(name: string): Promise<any> {
   const res = await c.post(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

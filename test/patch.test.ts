@@ -7,6 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEtcd, startInProcess, type TestEtcd, type InProcessPlinth, type TestClient, type Response } from './harness.js';
+import { causeFields, expectCode, expectStatus } from './assertions.js';
 
 const NS = 'patch-test';
 const SA = `/api/v1/namespaces/${NS}/serviceaccounts`;
@@ -36,26 +37,6 @@ function crb(name: string, extra: Record<string, unknown> = {}): Record<string, 
     subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
     ...extra,
   };
-}
-
-function expectCode(res: Response, code: number, what = ''): void {
-  assert.equal(res.status, code, `${what} expected ${code}, got ${res.status}: ${res.raw.toString().slice(0, 800)}`);
-}
-
-function expectStatus(res: Response, code: number, reason: string, message?: string | RegExp): void {
-  expectCode(res, code);
-  assert.equal(res.body?.kind, 'Status');
-  assert.equal(res.body.apiVersion, 'v1');
-  assert.equal(res.body.status, 'Failure');
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.reason, reason);
-  assert.equal(typeof res.body.message, 'string');
-  if (typeof message === 'string') assert.equal(res.body.message, message);
-  else if (message) assert.match(res.body.message, message);
-}
-
-function causeFields(res: Response): string[] {
-  return ((res.body?.details?.causes ?? []) as Array<{ field?: string }>).map((x) => x.field ?? '');
 }
 
 function patch(path: string, contentType: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
