@@ -52,10 +52,29 @@ export function etcdVersion(): string {
   }
 }
 
-/** Writes the entries with txns of up to 100 puts, `parallel` txns in flight. */
+/**
+ * Puts per txn at most: etcd refuses a request over 1.5 MiB (--max-request-bytes), so large
+ * objects go in fewer puts per txn; 1 MiB leaves room for keys and framing.
+ */
+const MAX_TXN_PUTS = 100;
+const MAX_TXN_BYTES = 1024 * 1024;
+
+/** Writes the entries with txns of up to 100 puts and 1 MiB, `parallel` txns in flight. */
 export async function bulkPut(client: Etcd3, entries: Array<[string, Buffer]>, parallel = 4): Promise<void> {
   const batches: Array<Array<[string, Buffer]>> = [];
-  for (let i = 0; i < entries.length; i += 100) batches.push(entries.slice(i, i + 100));
+  let batch: Array<[string, Buffer]> = [];
+  let bytes = 0;
+  for (const e of entries) {
+    const size = e[0].length + e[1].length;
+    if (batch.length > 0 && (batch.length >= MAX_TXN_PUTS || bytes + size > MAX_TXN_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(e);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (;;) {

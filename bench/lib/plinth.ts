@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeClient, parseKubeconfig } from './http.js';
-import { sleep } from './stats.js';
+import { sleep, withTimeout } from './stats.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserver');
@@ -29,6 +29,11 @@ export interface PlinthOptions {
   extraArgs?: string[];
   /** Keep-alive sockets of the returned client. */
   maxSockets?: number;
+  /**
+   * How long to wait for /readyz 200 before killing the process and throwing (default 120 s).
+   * Scenarios that expect a start-up to fail set a shorter one so the bench does not wait long.
+   */
+  readyTimeoutMs?: number;
 }
 
 export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
@@ -57,18 +62,25 @@ export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const deadline = Date.now() + 120_000;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 120_000;
+  const deadline = Date.now() + readyTimeoutMs;
+  // A failed start leaves neither a process nor its data directory behind.
+  const fail = async (msg: string): Promise<never> => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`${msg}:\n${out}`);
+  };
   let client: KubeClient | undefined;
   while (!client) {
-    if (child.exitCode !== null) throw new Error(`plinth exited with ${child.exitCode}:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`plinth did not become ready:\n${out}`);
-    }
+    if (child.exitCode !== null) await fail(`plinth exited with ${child.exitCode}`);
+    if (Date.now() > deadline) await fail(`plinth did not become ready within ${(readyTimeoutMs / 1000).toFixed(0)} s`);
     if (existsSync(kubeconfig)) {
       const c = new KubeClient(parseKubeconfig(readFileSync(kubeconfig, 'utf8')), opts.maxSockets ?? 64);
       try {
-        if ((await c.request('GET', '/readyz')).status === 200) client = c;
+        // A probe never outlives the deadline (a busy or stuck server may not answer at all).
+        const probeMs = Math.min(5000, Math.max(100, deadline - Date.now()));
+        if ((await withTimeout(c.request('GET', '/readyz'), probeMs, 'GET /readyz')).status === 200) client = c;
         else c.close();
       } catch {
         c.close();

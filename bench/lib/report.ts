@@ -21,6 +21,11 @@ export interface Row {
   /** Overrides the computed met? (e.g. a goal with several conditions). */
   met?: boolean;
   note?: string;
+  /**
+   * Why there is no figure (the server never got ready, a request failed): the table shows
+   * FAILED in plinth's column and this reason among the notes, and the target is not met.
+   */
+  failure?: string;
 }
 
 export interface RowOut extends Row {
@@ -55,6 +60,7 @@ export function evaluate(row: Row): RowOut {
       break;
   }
   if (row.met !== undefined) met = row.met;
+  if (row.failure !== undefined) met = t.kind === 'none' ? null : false;
   return { ...row, ratio, targetText, metResult: met };
 }
 
@@ -69,7 +75,7 @@ export function formatTable(rows: RowOut[]): string {
   const header = ['scenario', 'plinth', 'raw etcd', 'ratio', 'target', 'met?'];
   const cells = rows.map((r) => [
     r.scenario,
-    fmt(r.plinth, r.unit),
+    r.failure !== undefined ? 'FAILED' : fmt(r.plinth, r.unit),
     fmt(r.raw, r.unit),
     r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
     r.targetText || '—',
@@ -80,7 +86,9 @@ export function formatTable(rows: RowOut[]): string {
   const line = (c: string[]): string =>
     c.map((s, i) => (right[i] ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join('  ').trimEnd();
   const sep = widths.map((w) => '-'.repeat(w)).join('  ');
-  const notes = rows.filter((r) => r.note).map((r) => `  * ${r.scenario}: ${r.note}`);
+  const notes = rows
+    .filter((r) => r.note || r.failure !== undefined)
+    .map((r) => `  * ${r.scenario}: ${[r.failure !== undefined ? `FAILED: ${r.failure}` : '', r.note ?? ''].filter(Boolean).join('; ')}`);
   return [line(header), sep, ...cells.map(line), ...(notes.length ? ['', ...notes] : [])].join('\n');
 }
 

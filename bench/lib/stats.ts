@@ -99,6 +99,18 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
+ * `p`, or a rejection naming `what` after `ms`: a server that stops answering fails the figure
+ * instead of hanging the bench. The late promise is left to settle (or fail) on its own.
+ */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${(ms / 1000).toFixed(1)} s`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Open-loop pacing: starts op(i) at t0 + i/rate regardless of earlier ops, then waits for all.
  */
 export async function paced(total: number, ratePerSec: number, op: (i: number) => Promise<void>): Promise<{ errors: number; firstError?: string }> {
