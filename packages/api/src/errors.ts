@@ -53,6 +53,8 @@ export interface StatusErrorInit {
   reason: StatusReason;
   message: string;
   details?: StatusDetails;
+  /** A continue token for the Status's list metadata (kube's inconsistent-continue 410). */
+  continue?: string;
 }
 
 /** An error that is answered with a kube `Status` body. */
@@ -60,6 +62,7 @@ export class StatusError extends Error {
   readonly code: number;
   readonly reason: StatusReason;
   readonly details: StatusDetails | undefined;
+  readonly continue: string | undefined;
 
   constructor(init: StatusErrorInit) {
     super(init.message);
@@ -67,10 +70,11 @@ export class StatusError extends Error {
     this.code = init.code;
     this.reason = init.reason;
     this.details = init.details;
+    this.continue = init.continue;
   }
 
   toStatus(): Status {
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: this.continue ? { continue: this.continue } : {}, status: 'Failure', message: this.message, reason: this.reason };
     if (this.details) s.details = this.details;
     s.code = this.code;
     return s;
@@ -168,8 +172,10 @@ export function notAcceptable(accepted: string[]): StatusError {
   });
 }
 
-export function requestEntityTooLarge(limit: number): StatusError {
-  return new StatusError({ code: 413, reason: 'RequestEntityTooLarge', message: `Request entity too large: limit is ${limit}` });
+/** 413, as kube's `NewRequestEntityTooLargeError`: a byte limit, or a message saying what was too large. */
+export function requestEntityTooLarge(limitOrMessage: number | string): StatusError {
+  const what = typeof limitOrMessage === 'number' ? `limit is ${limitOrMessage}` : limitOrMessage;
+  return new StatusError({ code: 413, reason: 'RequestEntityTooLarge', message: `Request entity too large: ${what}` });
 }
 
 export function internalError(err: unknown): StatusError {
@@ -192,8 +198,8 @@ export function serviceUnavailable(message: string): StatusError {
 }
 
 /** 410 Gone with reason Expired, as kube answers an expired continue token or a too-old watch. */
-export function resourceExpired(message: string): StatusError {
-  return new StatusError({ code: 410, reason: 'Expired', message });
+export function resourceExpired(message: string, continueToken?: string): StatusError {
+  return new StatusError({ code: 410, reason: 'Expired', message, ...(continueToken ? { continue: continueToken } : {}) });
 }
 
 /** 504 for a resourceVersion the server has not reached ("Too large resource version"). */

@@ -4,6 +4,8 @@
  * and a value of the wrong JSON type is a decode error (400 in the handlers).
  */
 import { isPlainObject } from './types.js';
+import { Base64Error, canonicalBase64 } from './base64.js';
+import { checkDepth } from './depth.js';
 
 export interface Schema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -47,7 +49,6 @@ export class DecodeError extends Error {}
 export type Definitions = ReadonlyMap<string, Schema>;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function goType(schema: Schema): string {
   if (schema['x-go-type']) return schema['x-go-type'];
@@ -80,8 +81,9 @@ function jsonTypeName(v: unknown): string {
  * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
  * for messages, e.g. `ServiceAccount.secrets`.
  */
-export function conform(value: unknown, schema: Schema, defs: Definitions, where: string): unknown {
+export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1): unknown {
   if (value === null || value === undefined) return undefined;
+  if (typeof value === 'object') checkDepth(depth);
   let sch = schema;
   while (sch.$ref) {
     const d = defs.get(sch.$ref);
@@ -101,8 +103,14 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
       if (sch.format === 'date-time' && !RFC3339.test(value)) {
         throw new DecodeError(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as RFC3339`);
       }
-      if (sch.format === 'byte' && (!BASE64.test(value) || value.length % 4 === 1)) {
-        throw new DecodeError(`illegal base64 data at input byte ${firstBadBase64(value)}`);
+      if (sch.format === 'byte') {
+        // Go decodes []byte strictly and encodes it again on the way out: store that form.
+        try {
+          return canonicalBase64(value);
+        } catch (e) {
+          if (e instanceof Base64Error) throw new DecodeError(e.message);
+          throw e;
+        }
       }
       return value;
     case 'integer':
@@ -117,7 +125,7 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
     case 'array': {
       if (!Array.isArray(value)) throw mismatch();
       const items = sch.items;
-      return items ? value.map((v) => conform(v, items, defs, where) ?? zeroOf(items, defs)) : value.slice();
+      return items ? value.map((v) => conform(v, items, defs, where, depth + 1) ?? zeroOf(items, defs)) : value.slice();
     }
     default: {
       if (!isPlainObject(value)) throw mismatch();
@@ -129,13 +137,13 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
             if (sch['x-kubernetes-preserve-unknown-fields']) out[k] = v;
             continue; // kube drops unknown fields on decode
           }
-          const c = conform(v, ps, defs, `${where}.${k}`);
+          const c = conform(v, ps, defs, `${where}.${k}`, depth + 1);
           if (c !== undefined && !omittedWhenEmpty(c, ps, defs)) out[k] = c;
         }
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
         for (const [k, v] of Object.entries(value)) {
-          const c = conform(v, vs, defs, `${where}.${k}`);
+          const c = conform(v, vs, defs, `${where}.${k}`, depth + 1);
           out[k] = c === undefined ? zeroOf(vs, defs) : c;
         }
       } else {
@@ -177,9 +185,4 @@ function zeroOf(schema: Schema, defs: Definitions): unknown {
     default:
       return sch.additionalProperties ? null : {};
   }
-}
-
-function firstBadBase64(v: string): number {
-  for (let i = 0; i < v.length; i++) if (!/[A-Za-z0-9+/=]/.test(v[i]!)) return i;
-  return v.length;
 }

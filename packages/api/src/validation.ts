@@ -12,6 +12,17 @@ const dns1123SubdomainRe = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 export const DNS1123_LABEL_MAX = 63;
 export const DNS1123_SUBDOMAIN_MAX = 253;
 
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MAX = 63;
+const qualifiedNameRe = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
+
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+const LABEL_VALUE_ERR =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+export const LABEL_VALUE_MAX = 63;
+const labelValueRe = new RegExp(`^${LABEL_VALUE_FMT}$`);
+
 /** A name validator returns messages; `prefix` is true when validating a generateName. */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
@@ -19,13 +30,17 @@ function maxLenMsg(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
+/** kube's `RegexError`, including its "'MyName',  or" spacing (clients and humans match on it). */
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
   if (value.length > DNS1123_LABEL_MAX) errs.push(maxLenMsg(DNS1123_LABEL_MAX));
   if (!dns1123LabelRe.test(value)) {
-    errs.push(
-      `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${DNS1123_LABEL_FMT}')`,
-    );
+    errs.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL_FMT, 'my-name', '123-abc'));
   }
   return errs;
 }
@@ -34,9 +49,7 @@ export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenMsg(DNS1123_SUBDOMAIN_MAX));
   if (!dns1123SubdomainRe.test(value)) {
-    errs.push(
-      `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${DNS1123_SUBDOMAIN_FMT}')`,
-    );
+    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN_FMT, 'example.com'));
   }
   return errs;
 }
@@ -61,11 +74,6 @@ export const nameIsPathSegment: NameValidator = (name, prefix) => {
   return errs;
 };
 
-const qualifiedNameRe = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const QUALIFIED_NAME_MAX = 63;
-const QUALIFIED_NAME_ERR =
-  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-
 /** kube's `IsQualifiedName`: `[prefix/]name` as label and annotation keys use. */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];
@@ -79,26 +87,18 @@ export function isQualifiedName(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
   } else {
-    return [
-      `a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
+    return [`a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenMsg(QUALIFIED_NAME_MAX)}`);
-  if (name.length > 0 && !qualifiedNameRe.test(name)) errs.push(QUALIFIED_NAME_ERR);
+  if (!qualifiedNameRe.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
-const labelValueRe = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenMsg(63));
-  if (!labelValueRe.test(value)) {
-    errs.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-    );
-  }
+  if (value.length > LABEL_VALUE_MAX) errs.push(maxLenMsg(LABEL_VALUE_MAX));
+  if (!labelValueRe.test(value)) errs.push(regexError(LABEL_VALUE_ERR, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   return errs;
 }
 

@@ -7,6 +7,7 @@
  * element). Ordering of path elements is SMD's: field names < keys < values < indexes, each compared
  * within its kind; the FieldsV1 encoding is emitted in that order with `"."` first.
  */
+import { checkDepth } from '../depth.js';
 import { isPlainObject } from '../types.js';
 
 /** One field of a map-list item's key, e.g. `{name: 'port', value: 80}`. */
@@ -369,7 +370,8 @@ function serializeKey(s: FieldSet): string {
   return JSON.stringify(s.toFieldsV1());
 }
 
-function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
+function emit(s: FieldSet, includeSelf: boolean, depth = 1): Record<string, unknown> {
+  checkDepth(depth, 'managedFields');
   const { members, children } = FieldSet.nodes(s);
   const out: Record<string, unknown> = {};
   if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = {};
@@ -383,10 +385,10 @@ function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
       out[serializePE(m)] = {};
       mi++;
     } else if (cmp > 0 && c) {
-      out[serializePE(c.pe)] = emit(c.set, false);
+      out[serializePE(c.pe)] = emit(c.set, false, depth + 1);
       ci++;
     } else if (c) {
-      out[serializePE(c.pe)] = emit(c.set, true);
+      out[serializePE(c.pe)] = emit(c.set, true, depth + 1);
       mi++;
       ci++;
     }
@@ -395,7 +397,8 @@ function emit(s: FieldSet, includeSelf: boolean): Record<string, unknown> {
 }
 
 /** SMD's `readIterV1`: returns the children set and whether the node itself is a member. */
-function readV1(obj: Record<string, unknown>): { children: FieldSet | undefined; isMember: boolean } {
+function readV1(obj: Record<string, unknown>, depth = 1): { children: FieldSet | undefined; isMember: boolean } {
+  checkDepth(depth, 'managedFields');
   let children: FieldSet | undefined;
   let isMember = false;
   for (const [key, val] of Object.entries(obj)) {
@@ -406,7 +409,7 @@ function readV1(obj: Record<string, unknown>): { children: FieldSet | undefined;
     const pe = deserializePE(key);
     if (!pe) continue;
     if (!isPlainObject(val)) throw new FieldsV1Error(`expected object for ${JSON.stringify(key)}`);
-    const sub = readV1(val);
+    const sub = readV1(val, depth + 1);
     if (sub.isMember) {
       children ??= new FieldSet();
       FieldSet.addMember(children, pe);

@@ -7,6 +7,8 @@
 import { metaDefinitions } from '../meta-schema.js';
 import type { Definitions, Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
+import { jsonEqual } from '../json.js';
+import { checkDepth } from '../depth.js';
 import { FieldSet, type Path, type PathElement, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
 
 /** A node's type: a schema, `'deduced'` (schemaless: maps granular, lists atomic) or untyped (atomic leaf). */
@@ -135,6 +137,7 @@ export function toFieldSet(ts: TypedSchema, value: unknown): FieldSet {
 }
 
 function walkToSet(ts: TypedSchema, v: unknown, ref: TypeRef, path: Path, set: FieldSet): void {
+  checkDepth(path.length + 1);
   const t = ts.resolve(ref, v);
   if (t.kind === 'leaf' || (t.kind === 'list' && t.rel === 'atomic') || (t.kind === 'map' && t.atomic)) {
     set.insert(path);
@@ -176,6 +179,7 @@ const isEmptyMap = (m: Record<string, unknown> | undefined): boolean => !m || Ob
 
 /** Walks lhs and rhs together; returns the merged output (undefined for none). */
 function mergeWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: Path, hooks: WalkHooks): unknown {
+  checkDepth(path.length + 1);
   const t = ts.resolve(ref, rhs !== undefined ? rhs : lhs);
   let out: unknown;
   let inLeaf = false;
@@ -289,18 +293,6 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** JSON value equality (SMD's `value.Equals` for decoded JSON). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isPlainObject(a)) {
-    if (!isPlainObject(b)) return false;
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
-
 /** What changed from `lhs` to `rhs` (SMD's `TypedValue.Compare`). */
 export function compareObjects(ts: TypedSchema, lhs: unknown, rhs: unknown): Comparison {
   const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
@@ -346,6 +338,7 @@ export function removeItems(ts: TypedSchema, value: unknown, toRemove: FieldSet)
 }
 
 function removeWalk(ts: TypedSchema, v: unknown, toRemove: FieldSet, ref: TypeRef, path: Path): unknown {
+  checkDepth(path.length + 1);
   const t = ts.resolve(ref, v);
   if (t.kind === 'leaf') return v;
   if (t.kind === 'list') {

@@ -1,3 +1,5 @@
+import { isJsonObject as isObject } from '../json.js';
+
 /**
  * The error every patch algorithm throws, and small JSON helpers they share. `code` is the HTTP
  * status kube-apiserver 1.24 answers the failure with (k8s.io/apiserver/pkg/endpoints/handlers/patch.go):
@@ -23,38 +25,7 @@ export class PatchError extends Error {
 /** kube's `maxJSONPatchOperations`. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A deep copy of a JSON value (objects and arrays are rebuilt, scalars returned as they are). */
-export function cloneJson<T>(v: T): T;
-export function cloneJson(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map((x) => cloneJson(x));
-  if (isObject(v)) {
-    const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) out[k] = cloneJson(x);
-    return out;
-  }
-  return v;
-}
-
-/** Structural equality of two JSON values (object key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { cloneJson, jsonEqual, isJsonObject as isObject, type JsonObject } from '../json.js';
 
 function goNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);

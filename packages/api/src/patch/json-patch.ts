@@ -19,6 +19,15 @@ import { type JsonObject, MAX_JSON_PATCH_OPERATIONS, PatchError, cloneJson, isOb
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
 
+/** The bytes all `copy` operations of one patch may add (the request body limit, 3 MiB). */
+export const MAX_ACCUMULATED_COPY_BYTES = 3 * 1024 * 1024;
+
+/** The document being patched, and the bytes its copies have added so far. */
+interface PatchState {
+  doc: unknown;
+  copied: number;
+}
+
 /** An internal failure carrying evanphx's message; wrapped by the operation that hit it. */
 class OpFailure extends Error {}
 
@@ -169,7 +178,7 @@ function field(op: JsonObject, name: 'path' | 'from', kind: string, bare: boolea
   }
 }
 
-function applyOne(root: { doc: unknown }, op: JsonObject): void {
+function applyOne(root: PatchState, op: JsonObject): void {
   const kind = typeof op['op'] === 'string' ? op['op'] : 'unknown';
   const value = (): unknown => cloneJson(op['value'] ?? null);
   switch (kind) {
@@ -221,7 +230,14 @@ function applyOne(root: { doc: unknown }, op: JsonObject): void {
       });
       const path = field(op, 'path', 'copy', true);
       const dst = findObject(root.doc, path) ?? fail(`copy operation does not apply: doc is missing destination path: ${path}`, MISSING);
-      return wrap('error while adding value during copy', () => add(dst.c, dst.key, cloneJson(val ?? null)));
+      const copy = cloneJson(val ?? null);
+      // Copies can double the document per operation (copy the root into itself): evanphx's
+      // AccumulatedCopySizeLimit bounds what all the copies of one patch may add.
+      root.copied += JSON.stringify(copy).length;
+      if (root.copied > MAX_ACCUMULATED_COPY_BYTES) {
+        throw new OpFailure(`Unable to complete the copy, the accumulated size increase of copy is ${root.copied}, exceeding the limit ${MAX_ACCUMULATED_COPY_BYTES}`);
+      }
+      return wrap('error while adding value during copy', () => add(dst.c, dst.key, copy));
     }
     case 'test':
       return test(root, op);
@@ -230,7 +246,7 @@ function applyOne(root: { doc: unknown }, op: JsonObject): void {
   }
 }
 
-function test(root: { doc: unknown }, op: JsonObject): void {
+function test(root: PatchState, op: JsonObject): void {
   const path = field(op, 'path', 'test', false);
   const failed = (): never => fail(`testing value ${path} failed`, 'test failed');
   const expected = op['value'];
@@ -275,7 +291,7 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   if (!Array.isArray(doc) && !isObject(doc)) {
     throw new PatchError(`json: cannot unmarshal ${doc === null ? 'null' : goJsonKind(doc)} into Go value of type jsonpatch.partialDoc`, 500);
   }
-  const root = { doc: cloneJson(doc) as unknown };
+  const root: PatchState = { doc: cloneJson(doc) as unknown, copied: 0 };
   for (const op of list) {
     try {
       applyOne(root, op);

@@ -12,20 +12,26 @@
  * Never mutates its inputs.
  */
 import { type JsonObject, cloneJson, isObject } from './errors.js';
+import { checkDepth } from '../depth.js';
 
 /** evanphx `pruneNulls`: drops null members of objects, recursively (through arrays too). */
-function pruneNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map((x) => (x === null ? null : pruneNulls(x)));
+function pruneNulls(v: unknown, depth = 1): unknown {
+  if (Array.isArray(v)) {
+    checkDepth(depth, 'the patch');
+    return v.map((x) => (x === null ? null : pruneNulls(x, depth + 1)));
+  }
   if (isObject(v)) {
+    checkDepth(depth, 'the patch');
     const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x);
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x, depth + 1);
     return out;
   }
   return v;
 }
 
 /** evanphx `mergeDocs`: `doc` is a private copy and is updated in place. */
-function mergeInto(doc: JsonObject, patch: JsonObject): void {
+function mergeInto(doc: JsonObject, patch: JsonObject, depth = 1): void {
+  checkDepth(depth, 'the patch');
   for (const [k, pv] of Object.entries(patch)) {
     if (pv === null) {
       delete doc[k];
@@ -40,7 +46,7 @@ function mergeInto(doc: JsonObject, patch: JsonObject): void {
       // evanphx returns the patch value unpruned when only the current value is an object.
       doc[k] = cloneJson(pv);
     } else {
-      mergeInto(cur, pv);
+      mergeInto(cur, pv, depth + 1);
     }
   }
 }

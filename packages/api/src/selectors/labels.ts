@@ -4,7 +4,7 @@
 // requirement lists; matching allocates nothing for the common operators.
 import { SelectorParseError, goQuote, invalidValue } from './errors.js';
 import { type Item, scan } from './label-lexer.js';
-import { isQualifiedName, isValidLabelValue } from './validation.js';
+import { isQualifiedName, isValidLabelValue } from '../validation.js';
 
 export { SelectorParseError } from './errors.js';
 
