@@ -65,7 +65,9 @@ test('health endpoints answer 200 without credentials; verbose lists checks; oth
   assert.match(verbose.raw.toString(), /readyz check passed\n$/);
   const excluded = await env.plinth.client.get('/readyz?verbose&exclude=etcd', { token: null });
   assert.match(excluded.raw.toString(), /^\[\+\]etcd excluded: ok$/m);
-  assert.equal((await env.plinth.client.get('/livez/etcd', { token: null })).status, 200);
+  // Individual checks are for operators: public-info-viewer grants exactly the endpoints.
+  assert.equal((await env.plinth.client.get('/livez/etcd', { token: null })).status, 401);
+  assert.equal((await env.plinth.client.get('/livez/etcd')).status, 200);
   const denied = await env.plinth.client.get('/api/v1/namespaces', { token: null });
   assert.equal(denied.status, 401);
   assert.equal(denied.body.reason, 'Unauthorized');

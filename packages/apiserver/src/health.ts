@@ -9,10 +9,11 @@ export interface HealthCheck {
   check(): Promise<void>;
 }
 
-export async function serveHealth(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, endpoint: string, checks: HealthCheck[]): Promise<void> {
+/** Serves `/<endpoint>` (all checks) and `/<endpoint>/<check>`; `path` is the raw request path. */
+export async function serveHealth(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, endpoint: string, checks: HealthCheck[]): Promise<void> {
   const excluded = new Set(query.getAll('exclude'));
-  const single = checks.find((c) => `/${endpoint}/${c.name}` === req.url?.split('?')[0]);
-  const subject = req.url?.split('?')[0] !== `/${endpoint}` ? (single ? [single] : undefined) : checks;
+  const single = checks.find((c) => `/${endpoint}/${c.name}` === path);
+  const subject = path !== `/${endpoint}` ? (single ? [single] : undefined) : checks;
   if (!subject) {
     res.statusCode = 404;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');

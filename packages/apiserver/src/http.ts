@@ -1,9 +1,17 @@
 /** Request body reading and response writing: the only place bodies are encoded. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stringify as yamlStringify, parse as yamlParse } from 'yaml';
-import { StatusError, badRequest, internalError, isStatusError, requestEntityTooLarge, type Status } from '@plinth/api';
+import { stringify as yamlStringify } from 'yaml';
+import { NestingTooDeepError, badRequest, exceedsNestingDepth, isNestingTooDeep, jsonTextExceedsDepth, requestEntityTooLarge, type Status } from '@plinth/api';
+import { parseYaml } from './yaml.js';
+import { toStatusError } from './registry/interpret.js';
 import type { ResponseFormat } from './negotiation.js';
-import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError } from './protobuf/codec.js';
+import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError, ProtobufUnsupportedError } from './protobuf/codec.js';
+import { splitRequestTarget } from './request-info.js';
+
+/** The query of a request, parsed from its raw target (for writers that run outside the chain). */
+function queryOf(req: IncomingMessage): URLSearchParams {
+  return new URLSearchParams(splitRequestTarget(req.url ?? '/').query);
+}
 
 /** kube-apiserver's request body limit (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -37,43 +45,39 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
   });
 }
 
-/** Maximum nesting depth accepted in a body (kube's JSON decoder caps it at 10,000; we are stricter). */
-export const MAX_BODY_DEPTH = 100;
-
-function depthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > max) return true;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return false;
+/**
+ * Parses JSON text after measuring its nesting (a bracket scan, no allocation): nothing deeper
+ * than the limit is ever built. `what` names the document in the 400.
+ */
+export function parseJsonText(text: string, what: string): unknown {
+  if (jsonTextExceedsDepth(text)) throw new NestingTooDeepError(what);
+  return JSON.parse(text);
 }
 
-/** Parses a JSON, YAML or Protobuf body into a plain value; 400 with kube-like wording on bad input. */
+/**
+ * Parses a JSON, YAML or Protobuf body into a plain value; 400 with kube-like wording on bad
+ * input. Every encoding is held to the one nesting limit before anything recurses over it.
+ */
 export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf'): unknown {
   if (encoding === 'protobuf') {
     if (body.length === 0) throw badRequest('the object provided is unrecognized: request body is empty');
+    let value: unknown;
     try {
-      return decodeProtobuf(body);
+      value = decodeProtobuf(body);
     } catch (e) {
-      if (e instanceof ProtobufDecodeError) throw badRequest(`the object provided is unrecognized: ${e.message}`);
+      // Malformed bytes, or a kind no protobuf form exists for: the client's mistake either way.
+      if (e instanceof ProtobufDecodeError || e instanceof ProtobufUnsupportedError) throw badRequest(`the object provided is unrecognized: ${e.message}`);
       throw e;
     }
+    if (exceedsNestingDepth(value)) throw new NestingTooDeepError('the object provided');
+    return value;
   }
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the object provided is unrecognized: request body is empty');
-  if (depthExceeds(text, MAX_BODY_DEPTH)) throw badRequest(`the object provided is unrecognized: nesting depth exceeds ${MAX_BODY_DEPTH}`);
   try {
-    if (encoding === 'json') return JSON.parse(text);
-    return yamlParse(text, { maxAliasCount: 100 });
+    return encoding === 'json' ? parseJsonText(text, 'the object provided') : parseYaml(text);
   } catch (e) {
+    if (isNestingTooDeep(e)) throw e;
     const summary = text.length > 30 ? `${text.slice(0, 30)} ...` : text;
     throw badRequest(`the object provided is unrecognized (${summary.replace(/\s+/g, ' ')}): couldn't get version/kind; json parse error: ${(e as Error).message}`);
   }
@@ -104,12 +108,6 @@ export function writeObject(req: IncomingMessage, res: ServerResponse, query: UR
 
 const JSON_FORMAT: ResponseFormat = { encoding: 'json', contentType: 'application/json' };
 
-/** Turns any thrown value into a StatusError (500 for the unexpected, logged without secrets). */
-export function toStatusError(e: unknown): StatusError {
-  if (isStatusError(e)) return e;
-  return internalError(e);
-}
-
 /** Writes an error as a Status, in the negotiated format when known (JSON otherwise). */
 export function writeError(req: IncomingMessage, res: ServerResponse, e: unknown, format?: ResponseFormat): void {
   const err = toStatusError(e);
@@ -119,9 +117,6 @@ export function writeError(req: IncomingMessage, res: ServerResponse, e: unknown
   }
   const status: Status = err.toStatus();
   if (err.details?.retryAfterSeconds) res.setHeader('Retry-After', String(err.details.retryAfterSeconds));
-  const listContinue = (err as StatusError & { continueToken?: string }).continueToken;
-  if (listContinue) status.metadata = { continue: listContinue };
   const fmt = format && format.table === undefined ? format : JSON_FORMAT;
-  const query = new URL(req.url ?? '/', 'https://x').searchParams;
-  writeObject(req, res, query, err.code, status, fmt);
+  writeObject(req, res, queryOf(req), err.code, status, fmt);
 }

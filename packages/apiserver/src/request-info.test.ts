@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo } from './request-info.js';
+import { parseRequestInfo, splitRequestTarget } from './request-info.js';
 
+/** As the request-info filter does it: the raw target, never normalised. */
 const info = (method: string, url: string) => {
-  const u = new URL(url, 'https://x');
-  return parseRequestInfo(method, u.pathname, u.searchParams);
+  const t = splitRequestTarget(url);
+  return parseRequestInfo(method, t.path, new URLSearchParams(t.query));
 };
 
 test('resource paths as kube parses them', () => {
@@ -38,4 +39,29 @@ test('discovery and other paths are not resource requests', () => {
   for (const url of ['/api', '/api/v1', '/apis', '/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1', '/healthz', '/version']) {
     assert.equal(info('GET', url).isResourceRequest, false, url);
   }
+});
+
+test('dot segments stay where they are: they never shorten the path', () => {
+  // `new URL()` would turn this into DELETE /api/v1/namespaces/victim (the Namespace).
+  const del = info('DELETE', '/api/v1/namespaces/victim/secrets/..');
+  assert.deepEqual([del.verb, del.namespace, del.resource, del.name], ['delete', 'victim', 'secrets', '..']);
+  assert.equal(info('DELETE', '/api/v1/namespaces/victim/secrets/.').name, '.');
+  const list = info('GET', '/api/v1/namespaces/%2e%2e/secrets');
+  assert.deepEqual([list.verb, list.namespace, list.resource], ['list', '..', 'secrets']);
+  assert.equal(info('GET', '/api/v1/namespaces/a/secrets/%2E').name, '.');
+});
+
+test('empty segments are marked, never dropped', () => {
+  const trailing = info('DELETE', '/api/v1/namespaces/victim/secrets/');
+  assert.equal(trailing.hasEmptySegment, true);
+  assert.equal(info('GET', '/api/v1/namespaces//secrets').hasEmptySegment, true);
+  assert.equal(info('GET', '/api//v1/namespaces').hasEmptySegment, true);
+  assert.equal(info('GET', '/api/v1/namespaces/a/secrets').hasEmptySegment, false);
+});
+
+test('request targets split without normalisation', () => {
+  assert.deepEqual(splitRequestTarget('/a/../b?x=1&y'), { path: '/a/../b', query: 'x=1&y' });
+  assert.deepEqual(splitRequestTarget('https://h:6443/api/v1/x/..?q'), { path: '/api/v1/x/..', query: 'q' });
+  assert.deepEqual(splitRequestTarget('*'), { path: '', query: '' });
+  assert.deepEqual(splitRequestTarget('/p#frag'), { path: '/p', query: '' });
 });

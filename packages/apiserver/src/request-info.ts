@@ -5,8 +5,14 @@
 
 export interface RequestInfo {
   isResourceRequest: boolean;
-  /** The raw path. */
+  /** The path exactly as received: not normalised, not unescaped. */
   path: string;
+  /**
+   * A resource path with an empty segment (`//`, a trailing `/`): kube's router matches no route
+   * for it, so it is a 404 — never a shorter path (`DELETE .../secrets/` must not become a
+   * deletecollection).
+   */
+  hasEmptySegment: boolean;
   /** get, list, watch, create, update, patch, delete, deletecollection, or the lowercase HTTP method. */
   verb: string;
   /** 'api' or 'apis' for resource requests. */
@@ -23,11 +29,35 @@ export interface RequestInfo {
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-/** Parses a request like kube's RequestInfoFactory.NewRequestInfo. */
+/** A request target split into its raw path and raw query string. */
+export interface RequestTarget {
+  path: string;
+  query: string;
+}
+
+/**
+ * Splits a request target (`req.url`) without normalising it. `new URL()` would resolve `.`, `..`
+ * and `%2e%2e` segments, so `DELETE .../secrets/..` would address the Namespace: the path must
+ * reach routing exactly as the client sent it. An absolute-form target (`https://host/p`) keeps
+ * only its path; anything that is not a path (`*`) yields '' (no route matches it).
+ */
+export function splitRequestTarget(target: string): RequestTarget {
+  let t = target;
+  const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/.exec(t);
+  if (scheme) t = t.slice(scheme[0].length) || '/';
+  const hash = t.indexOf('#');
+  if (hash >= 0) t = t.slice(0, hash);
+  const q = t.indexOf('?');
+  const path = q >= 0 ? t.slice(0, q) : t;
+  return { path: path.startsWith('/') ? path : '', query: q >= 0 ? t.slice(q + 1) : '' };
+}
+
+/** Parses a request like kube's RequestInfoFactory.NewRequestInfo; `path` is the raw path. */
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
+    hasEmptySegment: false,
     verb: method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
@@ -38,10 +68,10 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     name: '',
     parts: [],
   };
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
   // Segments are split first, then unescaped (a client may send `system%3Aview`; `%2F` stays inside
-  // its segment and can never name an object).
-  let cur = trimmed === '' ? [] : trimmed.split('/').map(unescapeSegment);
+  // its segment and can never name an object, nor can `%2e%2e` step out of one).
+  let cur = path === '' || path === '/' ? [] : path.slice(1).split('/').map(unescapeSegment);
+  const hasEmptySegment = cur.includes('');
   const prefix = cur[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;
@@ -55,8 +85,9 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   info.apiVersion = cur[0]!;
   cur = cur.slice(1);
-  if (cur.length === 0) return info; // /api/v1, /apis/g/v: discovery
+  if (cur.length === 0 || (cur.length === 1 && cur[0] === '')) return info; // /api/v1, /apis/g/v[/]: discovery
   info.isResourceRequest = true;
+  info.hasEmptySegment = hasEmptySegment;
 
   switch (method) {
     case 'POST':

@@ -42,8 +42,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Paths anyone may read without credentials (kube: anonymous + system:public-info-viewer). */
-const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version)(\/.*)?$/;
+/**
+ * What anyone may read without credentials: kube's system:public-info-viewer grants `get` on
+ * exactly these non-resource URLs to system:unauthenticated — not `/readyz/etcd`, not POST.
+ */
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 async function waitForEtcd(store: EtcdStore, log: Logger, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -159,9 +162,9 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     const { info, query } = contextOf(req);
     if (info.isResourceRequest) return resourceHandler(req, res);
     const path = info.path;
-    if (await openapi(req, res, path)) return;
+    if (await openapi(req, res, path, query)) return;
     const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(path);
-    if (health) return serveHealth(req, res, query, health[1]!, health[1] === 'readyz' ? readyChecks : baseChecks);
+    if (health) return serveHealth(req, res, path, query, health[1]!, health[1] === 'readyz' ? readyChecks : baseChecks);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (path === '/version' || discovery.get(path)) throw methodNotSupported(undefined, req.method ?? '');
       throw pathNotFound();
@@ -178,28 +181,24 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
     throw pathNotFound();
   };
 
-  const publicOrAuthenticated = (next: Handler): Handler => {
-    const authed = withAuthentication(next, authenticator);
-    return async (req, res) => {
-      if (!req.headers['authorization'] && PUBLIC_PATHS.test(contextOf(req).info.path)) {
-        contextOf(req).user = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-        return next(req, res);
-      }
-      return authed(req, res);
-    };
-  };
+  const isPublic = (req: IncomingMessage): boolean => req.method === 'GET' && PUBLIC_PATHS.has(contextOf(req).info.path);
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → authenticate
   // → max in-flight → route.
   const limited = withMaxInFlight(route, { readonly: opts.maxRequestsInflight, mutating: opts.maxMutatingRequestsInflight });
-  const handler: Handler = withRecover(withRequestInfo(publicOrAuthenticated(limited)), log);
+  const handler: Handler = withRecover(withRequestInfo(withAuthentication(limited, authenticator, isPublic)), log);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', false);
   app.use((req: IncomingMessage, res: ServerResponse) => {
-    void handler(req, res);
+    // withRecover answers every error; should answering itself fail, this request's connection
+    // is cut — an unhandled rejection would take the process (and every other client) down.
+    handler(req, res).catch((e: unknown) => {
+      log.error('request could not be answered', { method: req.method, error: String((e as Error)?.stack ?? e) });
+      res.destroy();
+    });
   });
 
   const server: HttpsServer = createHttpsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);

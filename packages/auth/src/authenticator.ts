@@ -41,12 +41,17 @@ export function createUnionAuthenticator(authenticators: Authenticator[]): Authe
   };
 }
 
-/** The bearer token of a request, or undefined. kube ignores an empty token. */
+/**
+ * The bearer token of a request, or undefined when there is none — as kube's bearertoken
+ * authenticator reads it: `Authorization` trimmed, split on single spaces into at most three
+ * parts, scheme `bearer` in any case, the token the second part. `Bearer  <token>` (two spaces)
+ * has an empty second part and is no credential at all; text after the token is ignored.
+ */
 export function bearerToken(req: AuthRequest): string | undefined {
   const h = req.headers['authorization'];
-  const value = Array.isArray(h) ? h[0] : h;
+  const value = (Array.isArray(h) ? h[0] : h)?.trim();
   if (!value) return undefined;
-  const m = /^Bearer\s+(.+)$/i.exec(value.trim());
-  const token = m?.[1]?.trim();
-  return token ? token : undefined;
+  const parts = value.split(' ', 3);
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
+  return parts[1] || undefined;
 }

@@ -27,7 +27,21 @@ test('bearer tokens authenticate and gain system:authenticated', async () => {
   assert.equal(ok.kind, 'authenticated');
   assert.ok(ok.kind === 'authenticated');
   assert.deepEqual(ok.user.groups, ['admins', 'system:authenticated']);
-  assert.equal((await auth.authenticate({ headers: { authorization: 'Bearer nope' } })).kind, 'no-opinion');
+  // A presented token nobody accepts is a failed credential (401), not an absent one.
+  assert.equal((await auth.authenticate({ headers: { authorization: 'Bearer nope' } })).kind, 'rejected');
   assert.equal((await auth.authenticate({ headers: {} })).kind, 'no-opinion');
   assert.equal(bearerToken({ headers: { authorization: 'Basic abc' } }), undefined);
+});
+
+test('bearer tokens are read as kube reads them', () => {
+  const tok = (authorization: string): string | undefined => bearerToken({ headers: { authorization } });
+  assert.equal(tok('Bearer abc'), 'abc');
+  assert.equal(tok('bearer abc'), 'abc');
+  assert.equal(tok('  Bearer abc  '), 'abc');
+  assert.equal(tok('Bearer abc trailing'), 'abc');
+  // Two spaces: the token part is empty, so there is no credential at all (kube ignores it).
+  assert.equal(tok('Bearer  abc'), undefined);
+  assert.equal(tok('Bearer'), undefined);
+  assert.equal(tok('Bearer '), undefined);
+  assert.equal(tok('Bearerabc'), undefined);
 });

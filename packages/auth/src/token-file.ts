@@ -79,7 +79,8 @@ export function createTokenAuthenticator(opts: TokenAuthenticatorOptions): Authe
       if (!token) return { kind: 'no-opinion' };
       const user = table.get(token);
       if (user) return { kind: 'authenticated', user: { ...user, groups: [...user.groups] } };
-      return { kind: 'no-opinion' };
+      // A token was presented and is not ours: the union answers 401 unless another accepts it.
+      return { kind: 'rejected', reason: 'invalid bearer token' };
     },
   };
 }

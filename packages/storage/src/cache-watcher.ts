@@ -1,7 +1,7 @@
 /** One client watch served by a watch cache: its key range, selector and bounded queue. */
 import type { StoredObject } from '@plinth/api';
-import type { Predicate, WatchEvent } from './interface.js';
-import { QueueWatcher } from './watcher.js';
+import type { ObjectEvent, Predicate, WatchEvent } from './interface.js';
+import { QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 
 /** A change as the cache saw it; `natural` is the event for a watcher without a selector. */
 export interface CacheEvent {
@@ -11,7 +11,21 @@ export interface CacheEvent {
   obj: StoredObject;
   /** The state before (undefined for a create). */
   prev: StoredObject | undefined;
-  natural: WatchEvent;
+  natural: ObjectEvent;
+  /** The event as selector watchers see an object entering / leaving their selection: made once, shared. */
+  asAdded?: ObjectEvent;
+  asDeleted?: ObjectEvent;
+}
+
+export interface CacheWatcherOptions {
+  key: string;
+  exact: boolean;
+  predicate?: Predicate;
+  bookmarks: boolean;
+  startRv: number;
+  limits: WatcherLimits;
+  onStop: () => void;
+  initial?: InitialEvents;
 }
 
 export class CacheWatcher {
@@ -23,13 +37,13 @@ export class CacheWatcher {
   /** The newest resourceVersion this watcher has been sent (events or bookmarks). */
   lastRv: number;
 
-  constructor(opts: { key: string; exact: boolean; predicate?: Predicate; bookmarks: boolean; startRv: number; limit: number; onStop: () => void }) {
+  constructor(opts: CacheWatcherOptions) {
     this.#key = opts.key;
     this.#exact = opts.exact;
     this.#predicate = opts.predicate;
     this.bookmarks = opts.bookmarks;
     this.lastRv = opts.startRv;
-    this.queue = new QueueWatcher(opts.limit, opts.onStop);
+    this.queue = new QueueWatcher(opts.limits, opts.onStop, opts.initial);
   }
 
   matchesKey(key: string): boolean {
@@ -40,27 +54,74 @@ export class CacheWatcher {
     return !this.#predicate || this.#predicate(obj);
   }
 
-  /**
-   * Sends the event as this watcher sees it: with a selector, an object entering the selection
-   * is ADDED and one leaving it is DELETED (kube's cacheWatcher semantics).
-   */
+  /** Queues a live change as this watcher sees it. */
   deliver(e: CacheEvent): void {
-    if (!this.matchesKey(e.key)) return;
+    const out = this.translate(e);
+    if (out) this.queue.push(out);
+  }
+
+  /**
+   * The event this watcher is sent for a change, if any: with a selector, an object entering the
+   * selection is ADDED and one leaving it is DELETED (kube's cacheWatcher semantics). Events are
+   * the cache's own objects, shared by every watcher, so each is encoded once.
+   */
+  translate(e: CacheEvent): WatchEvent | undefined {
+    if (!this.matchesKey(e.key)) return undefined;
     this.lastRv = e.rev;
     const p = this.#predicate;
-    if (!p) {
-      this.queue.push(e.natural);
-      return;
-    }
+    if (!p) return e.natural;
     const type = e.natural.type;
-    if (type === 'DELETED') {
-      if (p(e.obj)) this.queue.push(e.natural);
-      return;
-    }
+    if (type === 'DELETED') return p(e.obj) ? e.natural : undefined;
     const cur = p(e.obj);
     const prev = e.prev !== undefined && p(e.prev);
-    if (cur && prev) this.queue.push(e.natural);
-    else if (cur) this.queue.push(type === 'ADDED' ? e.natural : { type: 'ADDED', object: e.obj });
-    else if (prev) this.queue.push({ type: 'DELETED', object: e.obj });
+    if (cur && prev) return e.natural;
+    if (cur) return type === 'ADDED' ? e.natural : (e.asAdded ??= { type: 'ADDED', object: e.obj, ...sizeOf(e) });
+    if (prev) return (e.asDeleted ??= { type: 'DELETED', object: e.obj, ...sizeOf(e) });
+    return undefined;
+  }
+}
+
+function sizeOf(e: CacheEvent): { size?: number } {
+  return e.natural.size === undefined ? {} : { size: e.natural.size };
+}
+
+/**
+ * Initial events over an array captured when the watch started (a snapshot of the cache's objects,
+ * or the history to replay), turned into events only as the client reads them: a watcher holds one
+ * pointer array, never a copy of the collection or of its encoding.
+ */
+export class LazyEvents<T> implements InitialEvents {
+  #items: readonly T[] | undefined;
+  #i = 0;
+  readonly #eventOf: (item: T) => WatchEvent | undefined;
+  readonly #onClose: (() => void) | undefined;
+
+  constructor(items: readonly T[], eventOf: (item: T) => WatchEvent | undefined, onClose?: () => void) {
+    this.#items = items;
+    this.#eventOf = eventOf;
+    this.#onClose = onClose;
+  }
+
+  get done(): boolean {
+    return !this.#items || this.#i >= this.#items.length;
+  }
+
+  poll(): WatchEvent | undefined {
+    const items = this.#items;
+    while (items && this.#i < items.length) {
+      const e = this.#eventOf(items[this.#i++]!);
+      if (e) return e;
+    }
+    return undefined;
+  }
+
+  fill(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): void {
+    if (!this.#items) return;
+    this.#items = undefined;
+    this.#onClose?.();
   }
 }

@@ -8,11 +8,12 @@
  */
 import type { IEvent } from 'etcd3';
 import type { StoredObject } from '@plinth/api';
-import type { DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
+import type { DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
 import { StorageError } from './errors.js';
-import { decodeObject, parseResourceVersion, TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
+import { decodeObject, TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
+import { parseResourceVersion } from './resource-version.js';
 import type { RawWatch } from './watch-mux.js';
-import { CacheWatcher, type CacheEvent } from './cache-watcher.js';
+import { CacheWatcher, LazyEvents, type CacheEvent } from './cache-watcher.js';
 
 export interface CacherOptions {
   etcd: EtcdStore;
@@ -57,6 +58,13 @@ export class Cacher implements Store {
   #feed: RawWatch | undefined;
   #closed = false;
   #waiters: Array<{ rv: number; resolve: () => void }> = [];
+  /**
+   * The ADDED event of each object version, while at least one watcher streams initial events:
+   * concurrent watchers share them (and so their encoding). Dropped when none streams, so the
+   * encodings do not outlive the watches that needed them.
+   */
+  #addedEvents: WeakMap<StoredObject, ObjectEvent> | undefined;
+  #initialStreams = 0;
   readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0 };
 
   constructor(opts: CacherOptions) {
@@ -136,12 +144,13 @@ export class Cacher implements Store {
         this.#objects.delete(key);
         this.#sortedKeys = undefined;
         const obj: StoredObject = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rev) } };
-        ce = { key, rev, obj, prev, natural: { type: 'DELETED', object: obj } };
+        const size = ev.prev_kv?.value.length;
+        ce = { key, rev, obj, prev, natural: { type: 'DELETED', object: obj, ...(size === undefined ? {} : { size }) } };
       } else {
         const obj = decodeObject(ev.kv.value, rev);
         this.#objects.set(key, obj);
         if (!prev) this.#sortedKeys = undefined;
-        ce = { key, rev, obj, prev, natural: { type: prev ? 'MODIFIED' : 'ADDED', object: obj } };
+        ce = { key, rev, obj, prev, natural: { type: prev ? 'MODIFIED' : 'ADDED', object: obj, size: ev.kv.value.length } };
       }
       this.#rv = rev;
       this.#pushHistory(ce);
@@ -202,7 +211,7 @@ export class Cacher implements Store {
     });
     clearTimeout(timer);
     if (!reached) {
-      throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${rv}, current: ${this.#rv}`, this.#rv, rv);
+      throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${rv}, current: ${this.#rv}`, { revision: this.#rv, requested: rv });
     }
   }
 
@@ -316,26 +325,46 @@ export class Cacher implements Store {
       if (requested < this.#floor) return this.#etcd.watch(keyOrPrefix, opts);
     }
     // From here to registration nothing awaits, so no event can slip between replay and live.
+    // What came before (the objects as of now, or the history after the requested version) is
+    // captured as an array of references and turned into events as the client reads them.
+    let initial: LazyEvents<StoredObject> | LazyEvents<CacheEvent>;
+    if (requested === 0) {
+      const keys = opts.exactKey ? (this.#objects.has(keyOrPrefix) ? [keyOrPrefix] : []) : this.#keysUnder(keyOrPrefix);
+      const objs = keys.map((k) => this.#objects.get(k)!);
+      const added = this.#openInitialStream();
+      const predicate = opts.predicate;
+      initial = new LazyEvents(objs, (obj) => (!predicate || predicate(obj) ? added(obj) : undefined), () => this.#closeInitialStream());
+    } else {
+      const replay = this.#history.slice(this.#firstHistoryAfter(requested));
+      initial = new LazyEvents(replay, (ce) => w.translate(ce));
+    }
     const w: CacheWatcher = new CacheWatcher({
       key: keyOrPrefix,
       exact: !!opts.exactKey,
       ...(opts.predicate ? { predicate: opts.predicate } : {}),
       bookmarks: !!opts.bookmarks,
       startRv: requested > 0 ? requested : this.#rv,
-      limit: this.#etcd.watchBufferLimit,
+      limits: this.#etcd.watcherLimits,
       onStop: () => this.#watchers.delete(w),
+      initial,
     });
-    if (requested === 0) {
-      const keys = opts.exactKey ? (this.#objects.has(keyOrPrefix) ? [keyOrPrefix] : []) : this.#keysUnder(keyOrPrefix);
-      for (const key of keys) {
-        const obj = this.#objects.get(key)!;
-        if (w.matches(obj)) w.queue.push({ type: 'ADDED', object: obj });
-      }
-    } else {
-      for (let i = this.#firstHistoryAfter(requested); i < this.#history.length; i++) w.deliver(this.#history[i]!);
-    }
     this.#watchers.add(w);
     return w.queue;
+  }
+
+  /** Starts an initial-event stream; returns the shared ADDED event of an object version. */
+  #openInitialStream(): (obj: StoredObject) => ObjectEvent {
+    this.#initialStreams++;
+    const memo = (this.#addedEvents ??= new WeakMap());
+    return (obj) => {
+      let e = memo.get(obj);
+      if (!e) memo.set(obj, (e = { type: 'ADDED', object: obj }));
+      return e;
+    };
+  }
+
+  #closeInitialStream(): void {
+    if (--this.#initialStreams === 0) this.#addedEvents = undefined;
   }
 
   #firstHistoryAfter(rev: number): number {

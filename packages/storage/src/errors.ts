@@ -1,6 +1,7 @@
 /**
- * Storage errors: a code enum and predicates, as kube's `pkg/storage/errors.go`. The registry
- * translates them once into API `StatusError`s (see apiserver's `interpretStorageError`).
+ * Storage errors: a code enum and predicates, as kube's `pkg/storage/errors.go`. Storage throws
+ * nothing else it knows about; the apiserver translates them once into API `StatusError`s (its
+ * `toStatusError`). No API `Status` is built in this package.
  */
 
 export type StorageErrorCode =
@@ -8,26 +9,42 @@ export type StorageErrorCode =
   | 'KeyExists'
   | 'Conflict'
   | 'ResourceVersionTooLarge'
+  /** The revision asked for (a list, a continue token, a watch) has been compacted away. */
   | 'Compacted'
   | 'InvalidContinue'
-  | 'Unreachable'
-  | 'InvalidObject';
+  /** The object is larger than etcd accepts in one request: refused before it is sent. */
+  | 'RequestTooLarge'
+  /** etcd failed or ended a watch for a reason other than the above. */
+  | 'Internal';
+
+export interface StorageErrorDetails {
+  /** Compacted: the revision etcd has compacted to, when known. TooLarge: the current one. */
+  revision?: number;
+  /** ResourceVersionTooLarge: the revision asked for. RequestTooLarge: the object's size. */
+  requested?: number;
+  /** RequestTooLarge: the largest object that fits. */
+  limit?: number;
+  /** Compacted continue tokens: a token that continues at the latest revision (inconsistently). */
+  continueToken?: string;
+}
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
   readonly key: string;
-  /** For Compacted: the revision etcd has compacted to, when known. For TooLarge: the current one. */
   readonly revision: number;
-  /** For TooLarge: the revision that was asked for. */
   readonly requested: number;
+  readonly limit: number;
+  readonly continueToken: string | undefined;
 
-  constructor(code: StorageErrorCode, key: string, message: string, revision = 0, requested = 0) {
+  constructor(code: StorageErrorCode, key: string, message: string, details: StorageErrorDetails = {}) {
     super(message);
     this.name = 'StorageError';
     this.code = code;
     this.key = key;
-    this.revision = revision;
-    this.requested = requested;
+    this.revision = details.revision ?? 0;
+    this.requested = details.requested ?? 0;
+    this.limit = details.limit ?? 0;
+    this.continueToken = details.continueToken;
   }
 }
 
@@ -48,4 +65,12 @@ export function isEtcdCompactedError(e: unknown): boolean {
 /** Whether an etcd client error says the requested revision is in the future. */
 export function isEtcdFutureRevError(e: unknown): boolean {
   return e instanceof Error && /required revision is a future revision/.test(e.message);
+}
+
+/**
+ * Whether an etcd client error says a message was too big: a response over the client's receive
+ * limit (RESOURCE_EXHAUSTED), or a request over etcd's `--max-request-bytes`.
+ */
+export function isEtcdTooLargeError(e: unknown): boolean {
+  return e instanceof Error && /RESOURCE_EXHAUSTED|larger than max|request is too large/i.test(e.message);
 }

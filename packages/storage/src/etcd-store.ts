@@ -3,8 +3,9 @@
  * create_revision == 0, updates and deletes compare mod_revision; lists read one revision across
  * pages; watches run on one shared raw watch stream.
  */
-import { Etcd3, type IKeyValue, type IRangeResponse, type IEvent } from 'etcd3';
-import { type StoredObject, resourceExpired } from '@plinth/api';
+import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent } from 'etcd3';
+import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry } from 'cockatiel';
+import type { StoredObject } from '@plinth/api';
 import type {
   DeleteOptions,
   GetOptions,
@@ -18,22 +19,31 @@ import type {
   WatchOptions,
   Watcher,
 } from './interface.js';
-import { StorageError, isEtcdCompactedError, isEtcdFutureRevError } from './errors.js';
+import { StorageError, isEtcdCompactedError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { decodeObject, encodeObject, sameContent } from './object-codec.js';
+import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
+import { parseResourceVersion } from './resource-version.js';
+import { RangePager, type Page, type RangeFn } from './paging.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
-import { QueueWatcher } from './watcher.js';
 
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379`. */
   endpoints: string[];
-  /** Events buffered per watcher before it is dropped as too slow. */
-  watchBufferLimit?: number;
+  /** How far a watcher's consumer may fall behind live events before it is dropped. */
+  watcherLimits?: Partial<WatcherLimits>;
   /** Deadline of each etcd request (ms), default 10 s. */
   requestTimeoutMs?: number;
+  /**
+   * etcd's `--max-request-bytes` (etcd's default: 1.5 MiB). A write that would not fit is refused
+   * before it is sent: an oversized request must cost nothing but its own 413.
+   */
+  maxRequestBytes?: number;
+  /** Target bytes of one page when a range is read (lists, cache fills, initial watch events). */
+  pageBytes?: number;
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
@@ -45,21 +55,32 @@ interface RawState {
 /** How long a read waits for a resourceVersion the server has not reached (kube: 3 s). */
 export const TOO_LARGE_WAIT_MS = 3000;
 
+/** etcd's default `--max-request-bytes`. */
+export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+/** A txn's bytes besides the value and its three copies of the key (compare, put, failure range). */
+const TXN_OVERHEAD_BYTES = 256;
+/** kube raises the client's receive limit to MaxInt32; pages keep real responses far below it. */
+const MAX_RECEIVE_BYTES = 2 ** 31 - 1;
+/** Initial watch events come from etcd a page at a time: a smaller page bounds a stalled watcher. */
+const WATCH_PAGE_BYTES = 1024 * 1024;
+
 const EXPIRED_LIST = 'The resourceVersion for the provided list is too old.';
 const INCONSISTENT_CONTINUE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-/** Parses a non-negative integer resourceVersion; throws a StorageError-free Error on junk. */
-export function parseResourceVersion(rv: string | undefined): number {
-  if (!rv) return 0;
-  if (!/^\d+$/.test(rv)) throw new InvalidResourceVersionError(rv);
-  return Number(rv);
-}
-
-export class InvalidResourceVersionError extends Error {
-  constructor(readonly resourceVersion: string) {
-    super(`invalid resource version "${resourceVersion}"`);
-  }
+/**
+ * The etcd client's fault handling. etcd3's default counts every "recoverable" gRPC error
+ * (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, INTERNAL...) towards a per-host circuit breaker and
+ * retries them: one oversized request then fails everybody's requests for 5 s. Here only real
+ * unavailability (UNAVAILABLE: no connection) counts: a call is retried once on another host, and
+ * a host that keeps failing is skipped for a second. A client's bad request fails alone.
+ */
+function faultHandling() {
+  const unavailable = handleWhen((e) => e instanceof GRPCUnavailableError);
+  return {
+    host: () => circuitBreaker(unavailable, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) }),
+    global: retry(unavailable, { maxAttempts: 2, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
+  };
 }
 
 export class EtcdStore implements Store {
@@ -68,7 +89,9 @@ export class EtcdStore implements Store {
   readonly #mux: WatchMux;
   /** The watch caches' feeds; kept apart so a catching-up client watch never delays their progress. */
   readonly #feedMux: WatchMux;
-  readonly #watchBufferLimit: number;
+  readonly #watcherLimits: WatcherLimits;
+  readonly #maxRequestBytes: number;
+  readonly #pageBytes: number | undefined;
   #revisionReadInFlight: Promise<number> | undefined;
   #nextRevisionRead: Promise<number> | undefined;
 
@@ -81,10 +104,14 @@ export class EtcdStore implements Store {
       hosts: opts.endpoints,
       dialTimeout: 5000,
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+      grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
+      faultHandling: faultHandling(),
     });
     this.#mux = new WatchMux(this.#client);
     this.#feedMux = new WatchMux(this.#client);
-    this.#watchBufferLimit = opts.watchBufferLimit ?? 10_000;
+    this.#watcherLimits = { ...DEFAULT_WATCHER_LIMITS, ...opts.watcherLimits };
+    this.#maxRequestBytes = opts.maxRequestBytes ?? ETCD_MAX_REQUEST_BYTES;
+    this.#pageBytes = opts.pageBytes;
   }
 
   /** The etcd client itself, for the compactor (which needs a compare on a key's version). */
@@ -97,28 +124,23 @@ export class EtcdStore implements Store {
     return this.#mux.activeWatches + this.#feedMux.activeWatches;
   }
 
-  /** Buffered events per watcher before a watcher is dropped as too slow. */
-  get watchBufferLimit(): number {
-    return this.#watchBufferLimit;
+  /** How far a watcher may fall behind before it is dropped (the watch caches use the same). */
+  get watcherLimits(): WatcherLimits {
+    return this.#watcherLimits;
   }
 
   /**
-   * Reads every object under `prefix` at one revision, in pages (a watch cache's initial state).
-   * Returns [key, object] pairs in key order and the revision read at.
+   * Reads every object under `prefix` at one revision, in pages bounded in bytes (a watch cache's
+   * initial state). Returns [key, object] pairs in key order and the revision read at.
    */
   async snapshot(prefix: string): Promise<{ entries: Array<[string, StoredObject]>; revision: number }> {
-    const rangeEnd = prefixEnd(Buffer.from(prefix));
-    let key = Buffer.from(prefix);
-    let revision = 0;
+    const pager = this.#pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
     const entries: Array<[string, StoredObject]> = [];
-    for (;;) {
-      const res = await this.#range({ key, range_end: rangeEnd, limit: 1000, revision });
-      if (revision === 0) revision = Number(res.header.revision);
-      for (const kv of res.kvs) entries.push([kv.key.toString(), decodeObject(kv.value, Number(kv.mod_revision))]);
-      const last = res.kvs[res.kvs.length - 1];
-      if (!res.more || !last) return { entries, revision };
-      key = Buffer.concat([last.key, Buffer.from([0])]);
-    }
+    do {
+      const page = await pager.next();
+      for (const kv of page.kvs) entries.push([kv.key.toString(), decodeObject(kv.value, Number(kv.mod_revision))]);
+    } while (pager.more);
+    return { entries, revision: pager.revision };
   }
 
   /** A raw etcd watch on the feed stream, from `startRevision` (watch caches use it). */
@@ -134,12 +156,13 @@ export class EtcdStore implements Store {
   async create(key: string, obj: StoredObject, opts: { dryRun?: boolean } = {}): Promise<StoredObject> {
     const data = encodeObject(obj);
     const k = Buffer.from(key);
+    this.#checkSize(k, data);
     if (opts.dryRun) {
       const existing = await this.#rangeOne(k, 0);
       if (existing) throw new StorageError('KeyExists', key, `key exists: ${key}`);
       return decodeObject(data, 0);
     }
-    const res = await this.#kv.txn({
+    const res = await this.#txn(k, data, {
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
       success: [{ request_put: { key: k, value: data } }],
       failure: [],
@@ -160,12 +183,10 @@ export class EtcdStore implements Store {
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     if (!prefix.endsWith('/')) prefix += '/';
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    const rangeEnd = prefixEnd(Buffer.from(prefix));
     let key = Buffer.from(prefix);
     let revision = 0;
     let minRv = 0;
-    const paging = !!opts.continue;
-    let continueKey = '';
+    let continueKey: string | undefined;
     if (opts.continue) {
       let decoded: { rv: number; startKey: string };
       try {
@@ -179,35 +200,32 @@ export class EtcdStore implements Store {
     } else {
       const rv = parseResourceVersion(opts.resourceVersion);
       const match = opts.resourceVersionMatch ?? '';
-      if (opts.resourceVersion && rv > 0) {
+      if (rv > 0) {
         if (match === 'Exact' || (match === '' && limit > 0)) revision = rv;
         else minRv = rv;
       }
     }
 
     if (minRv > 0) await this.waitForRevision(minRv, prefix);
+    const pager = this.#pager(key, prefixEnd(Buffer.from(prefix)), revision, opts.resourceVersion === '0' && !revision);
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
-    let batch = limit;
-    let last: IKeyValue | undefined;
-    let res: IRangeResponse;
+    // With a selector a page may fill slowly: ask for the limit first, then twice as much each
+    // time (kube doubles its batch up to 10,000); the pager also keeps each page's bytes bounded.
+    let batch = limit || undefined;
     for (;;) {
+      let page: Page;
       try {
-        res = await this.#range({ key, range_end: rangeEnd, limit: batch, revision, serializable: opts.resourceVersion === '0' && !revision });
+        page = await pager.next(batch);
       } catch (e) {
-        if (isEtcdCompactedError(e)) {
-          if (paging) {
-            const err = resourceExpired(INCONSISTENT_CONTINUE);
-            throw Object.assign(err, { continueToken: encodeContinue(continueKey, prefix, -1) });
-          }
-          throw resourceExpired(EXPIRED_LIST);
+        if (!isEtcdCompactedError(e)) throw e;
+        if (continueKey !== undefined) {
+          throw new StorageError('Compacted', prefix, INCONSISTENT_CONTINUE, { continueToken: encodeContinue(continueKey, prefix, -1) });
         }
-        throw e;
+        throw new StorageError('Compacted', prefix, EXPIRED_LIST);
       }
-      if (revision === 0) revision = Number(res.header.revision);
       let consumed = 0;
-      for (const kv of res.kvs) {
-        last = kv;
+      for (const kv of page.kvs) {
         consumed++;
         const obj = decodeObject(kv.value, Number(kv.mod_revision));
         if (predicate && !predicate(obj)) continue;
@@ -215,19 +233,18 @@ export class EtcdStore implements Store {
         if (limit > 0 && items.length >= limit) break;
       }
       const full = limit > 0 && items.length >= limit;
-      if (!res.more || full || !last) {
-        const hasMore = consumed < res.kvs.length || res.more;
-        if (!hasMore || !last) return { items, resourceVersion: String(revision), continue: '' };
-        const out: ListResult = { items, resourceVersion: String(revision), continue: encodeContinue(`${last.key.toString()}\u0000`, prefix, revision) };
-        // etcd's count covers the whole range from this batch's first key: what we did not
-        // return is still to come. Selectors make it meaningless, so kube omits it then.
-        if (!opts.hasSelector) out.remainingItemCount = Number(res.count) - consumed;
-        return out;
+      if (!full && page.more) {
+        if (batch) batch = Math.min(batch * 2, 10_000);
+        continue;
       }
-      // Filtered results fell short of the limit: read on from after the last key, at the same
-      // revision, with a growing batch (kube doubles it, up to 10,000).
-      key = Buffer.concat([last.key, Buffer.from([0])]);
-      if (batch > 0) batch = Math.min(batch * 2, 10_000);
+      const lastKv = page.kvs[consumed - 1];
+      const hasMore = consumed < page.kvs.length || page.more;
+      if (!full || !hasMore || !lastKv) return { items, resourceVersion: String(pager.revision), continue: '' };
+      const out: ListResult = { items, resourceVersion: String(pager.revision), continue: encodeContinue(`${lastKv.key.toString()}\u0000`, prefix, pager.revision) };
+      // etcd's count covers the whole range from this page's first key: what we did not
+      // return is still to come. Selectors make it meaningless, so kube omits it then.
+      if (!opts.hasSelector) out.remainingItemCount = page.count - consumed;
+      return out;
     }
   }
 
@@ -256,6 +273,7 @@ export class EtcdStore implements Store {
         continue;
       }
       const data = encodeObject(next);
+      this.#checkSize(k, data);
       // "Unchanged" is by content, not bytes: key order may differ (kube's typed encoding fixes it).
       if (state && current && (data.equals(state.data) || sameContent(next, current))) {
         if (fromSuggestion) {
@@ -272,7 +290,7 @@ export class EtcdStore implements Store {
         }
         return decodeObject(data, state?.modRevision ?? 0);
       }
-      const res = await this.#kv.txn({
+      const res = await this.#txn(k, data, {
         compare: [
           state
             ? { key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }
@@ -330,20 +348,18 @@ export class EtcdStore implements Store {
     const rangeEnd = opts.exactKey ? undefined : prefixEnd(key);
     const requested = parseResourceVersion(opts.resourceVersion);
     const predicate = opts.predicate;
-    let raw: { cancel(): void } | undefined;
-    const watcher = new QueueWatcher(this.#watchBufferLimit, () => raw?.cancel());
-    let startRevision: number;
+    let initial: EtcdInitialEvents | undefined;
+    let startRevision = requested + 1;
     if (requested === 0) {
-      // Get state and start at most recent: synthetic ADDED events, then changes after the list.
-      const res = await this.#range({ key, ...(rangeEnd ? { range_end: rangeEnd } : {}) });
-      for (const kv of res.kvs) {
-        const obj = decodeObject(kv.value, Number(kv.mod_revision));
-        if (!predicate || predicate(obj)) watcher.push({ type: 'ADDED', object: obj });
-      }
-      startRevision = Number(res.header.revision) + 1;
-    } else {
-      startRevision = requested + 1;
+      // Get state and start at most recent: synthetic ADDED events streamed a page at a time
+      // from one snapshot as the client reads them (never the whole collection per watcher),
+      // then the changes after that snapshot.
+      const pager = this.#pager(key, rangeEnd ?? Buffer.concat([key, Buffer.from([0])]), 0, false, WATCH_PAGE_BYTES);
+      initial = new EtcdInitialEvents(pager, await pager.next(), keyOrPrefix, predicate);
+      startRevision = pager.revision + 1;
     }
+    let raw: RawWatch | undefined;
+    const watcher = new QueueWatcher(this.#watcherLimits, () => raw?.cancel(), initial);
     raw = await this.#mux.watch(key, rangeEnd, startRevision, {
       onEvents: (events) => {
         for (const ev of events) {
@@ -353,14 +369,15 @@ export class EtcdStore implements Store {
       },
       onCancel: ({ compactRevision, message }) => {
         if (compactRevision > 0) {
-          const status = resourceExpired(`too old resource version: ${requested} (${compactRevision})`).toStatus();
-          watcher.push({ type: 'ERROR', object: status as unknown as StoredObject });
+          const error = new StorageError('Compacted', keyOrPrefix, `too old resource version: ${requested} (${compactRevision})`, { revision: compactRevision });
+          watcher.push({ type: 'ERROR', error });
         } else if (!watcher.ended) {
-          watcher.push({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 } as unknown as StoredObject });
+          watcher.push({ type: 'ERROR', error: new StorageError('Internal', keyOrPrefix, message) });
         }
         watcher.end();
       },
     });
+    if (watcher.ended) raw.cancel();
     return watcher;
   }
 
@@ -427,6 +444,38 @@ export class EtcdStore implements Store {
     }
   }
 
+  /** A pager over [key, rangeEnd) at `revision` (0: the first page's), pages bounded in bytes. */
+  #pager(key: Buffer, rangeEnd: Buffer, revision: number, serializable = false, pageBytes = this.#pageBytes): RangePager {
+    const range: RangeFn = (req) => this.#range(req);
+    return new RangePager(range, { key, rangeEnd, revision, serializable, ...(pageBytes ? { pageBytes } : {}) });
+  }
+
+  /**
+   * Refuses a write etcd would refuse (`--max-request-bytes`), before it is sent: an oversized
+   * request answered by etcd costs a round trip and used to count as an etcd failure.
+   */
+  #checkSize(key: Buffer, value: Buffer): void {
+    const limit = this.#maxRequestBytes - 3 * key.length - TXN_OVERHEAD_BYTES;
+    if (value.length > limit) {
+      throw new StorageError('RequestTooLarge', key.toString(), `the object is ${value.length} bytes, more than the ${limit} bytes that can be stored`, {
+        requested: value.length,
+        limit,
+      });
+    }
+  }
+
+  /** A write txn; an etcd configured with a smaller request limit than ours still answers RequestTooLarge. */
+  async #txn(key: Buffer, value: Buffer, req: Parameters<Etcd3['kv']['txn']>[0]): ReturnType<Etcd3['kv']['txn']> {
+    try {
+      return await this.#kv.txn(req);
+    } catch (e) {
+      if (isEtcdTooLargeError(e)) {
+        throw new StorageError('RequestTooLarge', key.toString(), `the object is ${value.length} bytes, more than etcd accepts in one request`, { requested: value.length });
+      }
+      throw e;
+    }
+  }
+
   async #rangeOne(key: Buffer, revision: number): Promise<RawState | undefined> {
     const res = await this.#range({ key, revision });
     const kv = res.kvs[0];
@@ -443,7 +492,7 @@ export class EtcdStore implements Store {
       const current = await this.currentRevision();
       if (current >= minRv) return;
       if (Date.now() >= deadline) {
-        throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, current, minRv);
+        throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, { revision: current, requested: minRv });
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -474,15 +523,85 @@ function translateEvent(ev: IEvent, predicate: ((o: StoredObject) => boolean) | 
   if (ev.type === 'Delete') {
     if (!ev.prev_kv) return undefined;
     const prev = decodeObject(ev.prev_kv.value, rev);
-    return !predicate || predicate(prev) ? { type: 'DELETED', object: prev } : undefined;
+    return !predicate || predicate(prev) ? { type: 'DELETED', object: prev, size: ev.prev_kv.value.length } : undefined;
   }
   const cur = decodeObject(ev.kv.value, rev);
+  const size = ev.kv.value.length;
   const created = !ev.prev_kv || ev.kv.create_revision === ev.kv.mod_revision;
-  if (!predicate) return { type: created ? 'ADDED' : 'MODIFIED', object: cur };
+  if (!predicate) return { type: created ? 'ADDED' : 'MODIFIED', object: cur, size };
   const curOk = predicate(cur);
   const prevOk = !created && ev.prev_kv ? predicate(decodeObject(ev.prev_kv.value, Number(ev.prev_kv.mod_revision))) : false;
-  if (curOk && prevOk) return { type: 'MODIFIED', object: cur };
-  if (curOk) return { type: 'ADDED', object: cur };
-  if (prevOk) return { type: 'DELETED', object: cur };
+  if (curOk && prevOk) return { type: 'MODIFIED', object: cur, size };
+  if (curOk) return { type: 'ADDED', object: cur, size };
+  if (prevOk) return { type: 'DELETED', object: cur, size };
   return undefined;
+}
+
+/**
+ * Initial events of a watch served from etcd: one snapshot read a page at a time as the client
+ * consumes it, each object decoded only when it is handed out. A snapshot compacted away before
+ * it was read to the end ends the watch with an Expired ERROR.
+ */
+class EtcdInitialEvents implements InitialEvents {
+  #pager: RangePager | undefined;
+  #kvs: Page['kvs'];
+  #i = 0;
+  #error: WatchEvent | undefined;
+  #finished = false;
+  readonly #key: string;
+  readonly #predicate: ((o: StoredObject) => boolean) | undefined;
+
+  constructor(pager: RangePager, first: Page, key: string, predicate?: (o: StoredObject) => boolean) {
+    this.#pager = first.more ? pager : undefined;
+    this.#kvs = first.kvs;
+    this.#key = key;
+    this.#predicate = predicate;
+  }
+
+  get done(): boolean {
+    return this.#finished || (this.#i >= this.#kvs.length && !this.#pager && !this.#error);
+  }
+
+  poll(): WatchEvent | undefined {
+    while (this.#i < this.#kvs.length) {
+      const kv = this.#kvs[this.#i++]!;
+      const obj = decodeObject(kv.value, Number(kv.mod_revision));
+      if (!this.#predicate || this.#predicate(obj)) return { type: 'ADDED', object: obj, size: kv.value.length };
+    }
+    if (this.#error) {
+      const e = this.#error;
+      this.#error = undefined;
+      this.#finished = true;
+      return e;
+    }
+    return undefined;
+  }
+
+  async fill(): Promise<void> {
+    if (!this.#pager || this.#i < this.#kvs.length) return;
+    try {
+      const page = await this.#pager.next();
+      if (this.#finished) return;
+      this.#kvs = page.kvs;
+      this.#i = 0;
+      if (!page.more) this.#pager = undefined;
+    } catch (e) {
+      this.#pager = undefined;
+      this.#kvs = [];
+      this.#i = 0;
+      this.#error = {
+        type: 'ERROR',
+        error: isEtcdCompactedError(e)
+          ? new StorageError('Compacted', this.#key, 'The resourceVersion for the provided watch is too old.')
+          : new StorageError('Internal', this.#key, (e as Error).message),
+      };
+    }
+  }
+
+  close(): void {
+    this.#finished = true;
+    this.#pager = undefined;
+    this.#kvs = [];
+    this.#i = 0;
+  }
 }

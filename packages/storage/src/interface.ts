@@ -4,6 +4,7 @@
  * list: the revision the list was read at). Versions are never invented.
  */
 import type { StoredObject } from '@plinth/api';
+import type { StorageError } from './errors.js';
 
 /** Filters list and watch results (label/field selectors). */
 export type Predicate = (obj: StoredObject) => boolean;
@@ -72,10 +73,21 @@ export interface DeleteOptions {
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-export interface WatchEvent {
-  type: WatchEventType;
+/** A change to an object, or a BOOKMARK (an object with only metadata.resourceVersion). */
+export interface ObjectEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
   object: StoredObject;
+  /** The object's stored size in bytes, when known: what a queued event is charged. */
+  size?: number;
 }
+
+/** The last event of a watch that failed (e.g. Compacted: its start is older than etcd's history). */
+export interface ErrorEvent {
+  type: 'ERROR';
+  error: StorageError;
+}
+
+export type WatchEvent = ObjectEvent | ErrorEvent;
 
 export interface WatchOptions {
   /** '' or '0': synthetic ADDED for current state, then changes; N: changes after N. */
@@ -87,29 +99,39 @@ export interface WatchOptions {
   bookmarks?: boolean;
 }
 
-/** A running watch. Events arrive through `next()`; `stop()` ends it and its etcd watch. */
+/**
+ * A running watch. Initial (synthetic ADDED) events are produced as they are read, never copied
+ * up front; live events are queued up to a bound in events and in bytes, and a watcher that falls
+ * further behind is ended. `stop()` ends it and releases what it holds.
+ */
 export interface Watcher {
   /** Resolves with the next event, or undefined once the watch has ended. */
   next(): Promise<WatchEvent | undefined>;
-  /** The events already queued (possibly none), without waiting: lets a writer batch them. */
-  drain(): WatchEvent[];
+  /** The next event if one is ready now, without waiting (undefined otherwise): lets a writer batch. */
+  poll(): WatchEvent | undefined;
   stop(): void;
 }
 
 export interface Store {
   /**
    * Creates `obj` at `key` when no object is there (txn on create_revision == 0).
-   * Throws KeyExists when the key is taken. Returns the stored object with its resourceVersion.
+   * Throws KeyExists when the key is taken, RequestTooLarge when the encoded object is larger than
+   * etcd accepts (checked before sending). Returns the stored object with its resourceVersion.
    */
   create(key: string, obj: StoredObject, opts?: { dryRun?: boolean }): Promise<StoredObject>;
   /** Reads one object. Throws NotFound when absent, Compacted/TooLarge per resourceVersion. */
   get(key: string, opts?: GetOptions): Promise<StoredObject>;
-  /** Lists objects under a key prefix (which must end in '/'), paged and filtered. */
+  /**
+   * Lists objects under a key prefix (which must end in '/'), paged and filtered. etcd is read in
+   * pages bounded in bytes as well as keys, so no collection is too large to list.
+   * Compacted for a continue token or an exact version older than etcd's history.
+   */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /**
    * Read-modify-write with optimistic concurrency: reads the current object, runs tryUpdate and
    * writes with a txn on mod_revision; on a lost race it re-reads and runs tryUpdate again.
-   * NotFound when absent (unless ignoreNotFound); Conflict when preconditions fail.
+   * NotFound when absent (unless ignoreNotFound); Conflict when preconditions fail;
+   * RequestTooLarge when the new object is larger than etcd accepts.
    */
   guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<StoredObject>;
   /** Deletes the object at key and returns its last state. NotFound when absent. */

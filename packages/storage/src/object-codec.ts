@@ -1,5 +1,5 @@
 /** How objects are stored in etcd: JSON without resourceVersion (which is the key's mod_revision). */
-import type { StoredObject } from '@plinth/api';
+import { jsonEqual, type StoredObject } from '@plinth/api';
 
 /** Serializes an object for storage: resourceVersion is never stored (it is the mod_revision). */
 export function encodeObject(obj: StoredObject): Buffer {
@@ -22,22 +22,3 @@ export function sameContent(a: StoredObject, b: StoredObject): boolean {
   const { resourceVersion: _b, ...mb } = b.metadata;
   return jsonEqual({ ...a, metadata: ma }, { ...b, metadata: mb });
 }
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
-}
-

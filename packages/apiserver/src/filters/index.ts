@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tooManyRequests, unauthorized } from '@plinth/api';
 import type { Authenticator } from '@plinth/auth';
 import { setContext, contextOf, type Handler } from '../context.js';
-import { parseRequestInfo } from '../request-info.js';
+import { parseRequestInfo, splitRequestTarget } from '../request-info.js';
 import { writeError } from '../http.js';
 import type { Logger } from '../log.js';
 
@@ -17,29 +17,42 @@ export function withRecover(next: Handler, log: Logger): Handler {
       await next(req, res);
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      if (typeof code !== 'number' || code >= 500) log.error('request failed', { method: req.method, path: req.url?.split('?')[0], error: String((e as Error)?.stack ?? e) });
+      if (typeof code !== 'number' || code >= 500) log.error('request failed', { method: req.method, path: splitRequestTarget(req.url ?? '/').path, error: String((e as Error)?.stack ?? e) });
       writeError(req, res, e);
     }
   };
 }
 
-/** Parses the URL once into a RequestInfo. */
+/** Parses the request target once, as received (never normalised), into a RequestInfo. */
 export function withRequestInfo(next: Handler): Handler {
   return async (req, res) => {
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    setContext(req, { info: parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams), query: url.searchParams, start: process.hrtime.bigint() });
+    const target = splitRequestTarget(req.url ?? '/');
+    const query = new URLSearchParams(target.query);
+    setContext(req, { info: parseRequestInfo(req.method ?? 'GET', target.path, query), query, start: process.hrtime.bigint() });
     await next(req, res);
   };
 }
 
-/** Authenticates every request; none gets through without a user (401 Status otherwise). */
-export function withAuthentication(next: Handler, authenticator: Authenticator): Handler {
+/** The identity of a request that presented no credential (kube's anonymous authenticator). */
+const ANONYMOUS = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/**
+ * Authenticates every request. A credential that is presented and not accepted is a 401, always.
+ * A request with no credential at all is anonymous where `allowAnonymous` says so (until
+ * authorization exists: only the public health and version paths), a 401 elsewhere.
+ */
+export function withAuthentication(next: Handler, authenticator: Authenticator, allowAnonymous: (req: IncomingMessage) => boolean): Handler {
   return async (req: IncomingMessage, res: ServerResponse) => {
     const result = await authenticator.authenticate({ headers: req.headers });
-    if (result.kind !== 'authenticated') throw unauthorized();
-    // Credentials stop here: nothing below sees the Authorization header.
-    delete req.headers['authorization'];
-    contextOf(req).user = result.user;
+    if (result.kind === 'authenticated') {
+      // Credentials stop here: nothing below sees the Authorization header.
+      delete req.headers['authorization'];
+      contextOf(req).user = result.user;
+    } else if (result.kind === 'no-opinion' && allowAnonymous(req)) {
+      contextOf(req).user = { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
+    } else {
+      throw unauthorized();
+    }
     await next(req, res);
   };
 }

@@ -1,15 +1,14 @@
 /** GET of one object. */
-import { badRequest } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
 import { parseIncludeObject, tableOfObject } from '../table.js';
 import type { ResourceRequest } from './scope.js';
+import { resourceVersionParam } from './options.js';
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: true });
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
-  const rv = r.query.get('resourceVersion') ?? '';
-  if (rv && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
+  const rv = resourceVersionParam(r.query);
   const obj = await r.store.get(r.scope, r.info.name, rv);
   writeObject(r.req, r.res, r.query, 200, format.table ? tableOfObject(r.def, obj, include, format.table) : obj, format);
 }

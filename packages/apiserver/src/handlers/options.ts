@@ -14,7 +14,7 @@ import {
   type ResourceDefinition,
   type StoredObject,
 } from '@plinth/api';
-import type { ListOptions, Predicate, ResourceVersionMatch } from '@plinth/storage';
+import { InvalidResourceVersionError, parseResourceVersion, type ListOptions, type Predicate, type ResourceVersionMatch } from '@plinth/storage';
 
 type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
@@ -41,11 +41,32 @@ export function parseFieldManager(query: URLSearchParams, userAgent: string | un
   return defaultManagerFromUserAgent(userAgent ?? '') || 'unknown';
 }
 
-function parseNonNegativeInt(query: URLSearchParams, name: string): number | undefined {
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An integer query parameter as kube's parameter codec reads it (Go's `strconv.ParseInt(v, 10,
+ * 64)`): junk or a value outside int64 is a 400, never silently clamped or ignored.
+ */
+function parseInt64Param(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
+  if (!/^[+-]?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  const n = BigInt(v);
+  if (n < INT64_MIN || n > INT64_MAX) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  return Number(n);
+}
+
+/** The `resourceVersion` parameter, validated by the storage's own parser (400 on junk). */
+export function resourceVersionParam(query: URLSearchParams): string {
+  const rv = query.get('resourceVersion') ?? '';
+  try {
+    parseResourceVersion(rv);
+  } catch (e) {
+    if (e instanceof InvalidResourceVersionError) throw badRequest(`invalid resource version: ${rv}`);
+    throw e;
+  }
+  return rv;
 }
 
 export interface ParsedListOptions extends ListOptions {
@@ -77,11 +98,11 @@ export function selectorPredicate(def: ResourceDefinition, query: URLSearchParam
 
 /** list/watch query parameters, validated as kube's ValidateListOptions. */
 export function parseListOptions(def: ResourceDefinition, query: URLSearchParams, watch: boolean): ParsedListOptions {
-  const rv = query.get('resourceVersion') ?? '';
+  const rv = resourceVersionParam(query);
   const match = (query.get('resourceVersionMatch') ?? '') as ResourceVersionMatch;
   const cont = query.get('continue') ?? '';
-  const limit = parseNonNegativeInt(query, 'limit');
-  const timeoutSeconds = parseNonNegativeInt(query, 'timeoutSeconds');
+  const limit = parseInt64Param(query, 'limit');
+  const timeoutSeconds = parseInt64Param(query, 'timeoutSeconds');
   const bm = query.get('allowWatchBookmarks');
   const errs: FieldError[] = [];
   if (!watch && match) {
@@ -92,7 +113,6 @@ export function parseListOptions(def: ResourceDefinition, query: URLSearchParams
   }
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
   if (cont && rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-  if (rv && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`);
   const { predicate, hasSelector } = selectorPredicate(def, query);
   const out: ParsedListOptions = {
     resourceVersion: rv,

@@ -3,7 +3,6 @@
  * apply (`application/apply-patch+yaml`), each through the same defaulting, validation,
  * admission and optimistic-concurrency path as PUT (kube's handlers/patch.go).
  */
-import { parse as parseYaml } from 'yaml';
 import {
   PatchError,
   StatusError,
@@ -18,9 +17,13 @@ import {
   unsupportedMediaType,
   type FieldError,
   type StoredObject,
+  NestingTooDeepError,
+  exceedsNestingDepth,
+  isNestingTooDeep,
 } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
-import { readBody, writeObject } from '../http.js';
+import { parseJsonText, readBody, writeObject } from '../http.js';
+import { parseYaml } from '../yaml.js';
 import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import type { PatchOperation } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from './options.js';
@@ -53,8 +56,9 @@ function patchFailed(e: PatchError): StatusError {
 
 function parseJson(body: Buffer): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return parseJsonText(body.toString('utf8'), 'the patch');
   } catch (e) {
+    if (isNestingTooDeep(e)) throw e;
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
   }
 }
@@ -81,8 +85,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   if (type === 'apply') {
     let raw: unknown;
     try {
-      raw = parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
+      raw = parseYaml(body.toString('utf8'));
     } catch (e) {
+      if (isNestingTooDeep(e)) throw e;
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
     }
     if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: an apply patch must be an object');
@@ -113,6 +118,8 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
           if (e instanceof PatchError) throw patchFailed(e);
           throw e;
         }
+        // A JSON patch can nest the object deeper than its own text does (copy into itself).
+        if (exceedsNestingDepth(patched)) throw new NestingTooDeepError('the patched object');
         const decoded = decodeInto(r.def, r.catalog, patched);
         checkName(r, decoded.metadata.name, decoded.metadata.namespace);
         return decoded;

@@ -26,7 +26,7 @@ import { handleCreate } from './create.js';
 import { handleUpdate, checkName } from './update.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handlePatch } from './patch.js';
-import { parseDryRun } from './options.js';
+import { parseDryRun, resourceVersionParam } from './options.js';
 import { readObject } from './body.js';
 
 /** The verbs this server's handlers implement; discovery advertises only these. */
@@ -45,6 +45,7 @@ const SUBRESOURCE_STRATEGIES: Record<string, Record<string, ResourceStrategy>> =
 export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
   return async (req: IncomingMessage, res: ServerResponse) => {
     const { info, query, user } = contextOf(req);
+    if (info.hasEmptySegment) throw pathNotFound();
     const def = deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw pathNotFound();
     // Unescaped path segments must still be single segments (kube's ValidatePathSegmentName).
@@ -108,7 +109,7 @@ async function serveSubresource(r: ResourceRequest): Promise<void> {
   if (!strategy || r.info.parts.length > 3) throw pathNotFound();
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   if (r.info.verb === 'get' && r.info.subresource === 'status') {
-    writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, r.query.get('resourceVersion') ?? ''), format);
+    writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, resourceVersionParam(r.query)), format);
     return;
   }
   if (r.info.verb !== 'update') throw methodNotSupported(undefined, r.info.verb);

@@ -2,12 +2,13 @@
  * Watch: a chunked stream of `{type, object}` JSON documents, one per line, until the client goes
  * away, `timeoutSeconds` passes, or the store ends the watch (e.g. after an ERROR event).
  */
-import { notAcceptable, type StoredObject } from '@plinth/api';
+import { notAcceptable } from '@plinth/api';
 import type { WatchEvent } from '@plinth/storage';
 import type { ResponseFormat } from '../negotiation.js';
 import { tableOfObject, type IncludeObject } from '../table.js';
 import { encodeWatchEventFrame } from '../protobuf/codec.js';
 import type { ParsedListOptions } from './options.js';
+import { toStatusError } from '../registry/interpret.js';
 import type { ResourceRequest } from './scope.js';
 
 /**
@@ -16,6 +17,9 @@ import type { ResourceRequest } from './scope.js';
  */
 const encodedJson = new WeakMap<WatchEvent, Buffer>();
 const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
+
+/** At most this much is encoded ahead of the socket per write. */
+const WRITE_BATCH_BYTES = 64 * 1024;
 
 /** kube's --min-request-timeout default: a watch without timeoutSeconds lasts 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_S = 1800;
@@ -39,14 +43,18 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
   const encodeEvent = (e: WatchEvent): Buffer => {
+    if (e.type === 'ERROR') {
+      const status = toStatusError(e.error, r.def).toStatus() as unknown as Record<string, unknown>;
+      return protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    }
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
       let frame = encodedProtobuf.get(e);
       if (!frame) encodedProtobuf.set(e, (frame = encodeWatchEventFrame(e.type, e.object as Record<string, unknown>)));
       return frame;
     }
-    if (format.table && (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED')) {
-      return Buffer.from(`${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object as StoredObject, include, format.table) })}\n`);
+    if (format.table && e.type !== 'BOOKMARK') {
+      return Buffer.from(`${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`);
     }
     let line = encodedJson.get(e);
     if (!line) encodedJson.set(e, (line = Buffer.from(`${JSON.stringify({ type: e.type, object: e.object })}\n`)));
@@ -55,12 +63,21 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
   try {
     for (;;) {
-      const e = await watcher.next();
-      if (!e) break;
-      // Everything already queued goes out in one write (one TLS record, one syscall).
-      const batch = [e, ...watcher.drain()].filter(wanted);
-      if (batch.length === 0) continue;
-      const ok = res.write(batch.length === 1 ? encodeEvent(batch[0]!) : Buffer.concat(batch.map(encodeEvent)));
+      const first = await watcher.next();
+      if (!first) break;
+      // What is ready now goes out in one write (one TLS record, one syscall), up to a bound: a
+      // client that does not read fills its socket once and then holds no more than a position
+      // in the snapshot and its bounded queue — never the collection's encoding.
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
+        if (!wanted(e)) continue;
+        const b = encodeEvent(e);
+        chunks.push(b);
+        bytes += b.length;
+      }
+      if (chunks.length === 0) continue;
+      const ok = res.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
       if (!ok) await new Promise<void>((resolve) => {
         const done = (): void => {
           res.off('drain', done);

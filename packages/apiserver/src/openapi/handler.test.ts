@@ -14,8 +14,8 @@ const catalog = new Catalog(builtinResources());
 before(async () => {
   const handler = createOpenAPIHandler(catalog);
   server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    handler(req, res, path).then(
+    const url = new URL(req.url ?? '/', 'http://x');
+    handler(req, res, url.pathname, url.searchParams).then(
       (served) => {
         if (!served) {
           res.statusCode = 599;

@@ -34,7 +34,7 @@ interface Built {
   v3: Map<string, Served>;
 }
 
-export type OpenAPIHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
+export type OpenAPIHandler = (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => Promise<boolean>;
 
 function served(body: Buffer, contentType: string, etag: string, lastModified: Date): Served {
   return { body, contentType, etag, lastModified };
@@ -133,7 +133,7 @@ function notAcceptable(res: ServerResponse): void {
 export function createOpenAPIHandler(catalog: Catalog, opts: OpenAPIOptions = {}): OpenAPIHandler {
   let built: Built | undefined;
   const docs = (): Built => (built ??= build(catalog, opts));
-  return async (req, res, path) => {
+  return async (req, res, path, query) => {
     if (path !== '/openapi/v2' && path !== '/openapi/v3' && !path.startsWith('/openapi/v3/')) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotSupported(undefined, req.method ?? '');
     const d = docs();
@@ -160,7 +160,7 @@ export function createOpenAPIHandler(catalog: Catalog, opts: OpenAPIOptions = {}
       notAcceptable(res);
       return true;
     }
-    const hash = new URL(req.url ?? '/', 'https://x').searchParams.get('hash');
+    const hash = query.get('hash');
     if (hash) {
       if (hash !== s.etag) {
         res.statusCode = 301;

@@ -96,8 +96,9 @@ function encodeMessage(type: protobuf.Type, obj: JsonObject): Uint8Array {
 
 /** Encodes kube JSON (apiVersion and kind set) as a protobuf envelope: prefix + runtime.Unknown. */
 export function encodeProtobuf(obj: Record<string, unknown>): Buffer {
-  const apiVersion = obj["apiVersion"];
   const kind = obj["kind"];
+  // kube serves APIVersions (`/api`) without apiVersion in JSON; its protobuf TypeMeta says v1.
+  const apiVersion = obj["apiVersion"] ?? (typeof kind === "string" && UNVERSIONED_META_KINDS.has(kind) ? "v1" : undefined);
   if (typeof apiVersion !== "string" || typeof kind !== "string" || apiVersion === "" || kind === "") {
     throw new ProtobufUnsupportedError("object must have apiVersion and kind to be encoded as protobuf");
   }

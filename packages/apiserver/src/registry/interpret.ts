@@ -1,40 +1,54 @@
-/** Translates storage errors into API errors, once, at the registry boundary (kube's interpretStorageError). */
+/**
+ * The one place where errors become API errors (kube's `interpretStorageError` and
+ * `ErrorToAPIStatus` in one): storage errors, invalid resourceVersions, over-deep input and
+ * anything unexpected. The registry calls it with the resource and name (so NotFound and Conflict
+ * name the object); the HTTP layer calls it for whatever reached it untranslated.
+ */
 import { isStorageError, InvalidResourceVersionError } from '@plinth/storage';
 import {
   alreadyExists,
   badRequest,
   conflict,
   groupResourceOf,
+  groupResourceString,
   internalError,
+  isNestingTooDeep,
   isStatusError,
   notFound,
+  requestEntityTooLarge,
   resourceExpired,
   StatusError,
   tooLargeResourceVersion,
+  type GroupResource,
   type ResourceDefinition,
 } from '@plinth/api';
 
-export function interpretStorageError(e: unknown, def: ResourceDefinition, name: string): StatusError {
+export function toStatusError(e: unknown, def?: ResourceDefinition, name = ''): StatusError {
   if (isStatusError(e)) return e;
-  const gr = groupResourceOf(def);
   if (e instanceof InvalidResourceVersionError) return badRequest(`invalid resource version: ${e.resourceVersion}`);
-  if (isStorageError(e)) {
-    switch (e.code) {
-      case 'NotFound':
-        return notFound(gr, name);
-      case 'KeyExists':
-        return alreadyExists(gr, name);
-      case 'Conflict':
-        return conflict(gr, name, e.message);
-      case 'ResourceVersionTooLarge':
-        return tooLargeResourceVersion(e.requested, e.revision);
-      case 'Compacted':
-        return resourceExpired(e.message);
-      case 'InvalidContinue':
-        return badRequest(`invalid continue token: ${e.message}`);
-      default:
-        return internalError(e);
+  if (isNestingTooDeep(e)) return badRequest(e.message);
+  if (!isStorageError(e)) return internalError(e);
+  const gr: GroupResource = def ? groupResourceOf(def) : { group: '', resource: '' };
+  switch (e.code) {
+    case 'NotFound':
+      return notFound(gr, name);
+    case 'KeyExists':
+      return alreadyExists(gr, name);
+    case 'Conflict':
+      return conflict(gr, name, e.message);
+    case 'ResourceVersionTooLarge':
+      return tooLargeResourceVersion(e.requested, e.revision);
+    case 'Compacted':
+      return resourceExpired(e.message, e.continueToken);
+    case 'InvalidContinue':
+      return badRequest(`invalid continue token: ${e.message}`);
+    case 'RequestTooLarge': {
+      // kube lets etcd refuse it and answers 500; the client's mistake is a 413 that says the limit.
+      const what = def ? `${groupResourceString(gr)} "${name}"` : 'the object';
+      const limit = e.limit ? `the limit is ${e.limit} bytes` : 'more than etcd accepts in one request';
+      return requestEntityTooLarge(`${what} is ${e.requested} bytes when stored; ${limit}`);
     }
+    default:
+      return internalError(e);
   }
-  return internalError(e);
 }

@@ -27,7 +27,7 @@ import {
 } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '@plinth/admission';
 import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
-import { interpretStorageError } from './interpret.js';
+import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
 
@@ -105,7 +105,7 @@ export class ResourceStore {
     try {
       return this.#withTypeMeta(await this.#deps.storage.get(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' }));
     } catch (e) {
-      throw interpretStorageError(e, this.def, name);
+      throw toStatusError(e, this.def, name);
     }
   }
 
@@ -127,7 +127,7 @@ export class ResourceStore {
       if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
       return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items };
     } catch (e) {
-      throw interpretStorageError(e, this.def, '');
+      throw toStatusError(e, this.def, '');
     }
   }
 
@@ -136,7 +136,7 @@ export class ResourceStore {
       if (name) return await this.#deps.storage.watch(this.key(scope.namespace, name), { ...opts, exactKey: true });
       return await this.#deps.storage.watch(this.collectionPrefix(scope.namespace), opts);
     } catch (e) {
-      throw interpretStorageError(e, this.def, name ?? '');
+      throw toStatusError(e, this.def, name ?? '');
     }
   }
 
@@ -151,7 +151,7 @@ export class ResourceStore {
     try {
       return this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun }));
     } catch (e) {
-      throw interpretStorageError(e, this.def, name);
+      throw toStatusError(e, this.def, name);
     }
   }
 
@@ -192,7 +192,7 @@ export class ResourceStore {
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
     } catch (e) {
-      throw interpretStorageError(e, this.def, name);
+      throw toStatusError(e, this.def, name);
     }
     if (!created && !opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return { object: this.#withTypeMeta(out), created };
@@ -218,7 +218,7 @@ export class ResourceStore {
         return this.#prepareUpdate(scope, next, existing, opts, strategy);
       }, { dryRun: !!opts.dryRun });
     } catch (e) {
-      throw interpretStorageError(e, this.def, name);
+      throw toStatusError(e, this.def, name);
     }
     if (!opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return this.#withTypeMeta(out);
@@ -261,7 +261,7 @@ export class ResourceStore {
         { ignoreNotFound: op.kind === 'apply', dryRun: !!opts.dryRun },
       );
     } catch (e) {
-      throw interpretStorageError(e, this.def, name);
+      throw toStatusError(e, this.def, name);
     }
     if (!created && !opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return { object: this.#withTypeMeta(out), created };
@@ -279,7 +279,7 @@ export class ResourceStore {
       try {
         existing = await this.#deps.storage.get(key);
       } catch (e) {
-        throw interpretStorageError(e, this.def, name);
+        throw toStatusError(e, this.def, name);
       }
       this.#checkPreconditions(name, existing, opts.preconditions);
       await this.#validateAdmission('DELETE', scope, undefined, existing, opts, name);
@@ -306,7 +306,7 @@ export class ResourceStore {
         return { result: successStatus(details), deleted: true };
       } catch (e) {
         if (e instanceof FinalizersAppeared) continue;
-        throw interpretStorageError(e, this.def, name);
+        throw toStatusError(e, this.def, name);
       }
     }
   }
@@ -354,7 +354,7 @@ export class ResourceStore {
       );
       return gone ? undefined : out;
     } catch (e) {
-      throw interpretStorageError(e, this.def, name);
+      throw toStatusError(e, this.def, name);
     }
   }
 
