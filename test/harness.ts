@@ -58,11 +58,14 @@ export interface RequestOptions {
 
 export class TestClient {
   readonly #agent: Agent;
+  readonly #host: { hostname: string; port: string };
   readonly base: string;
   readonly token: string;
 
   constructor(base: string, caPem: string, token: string) {
     this.base = base;
+    const u = new URL(base);
+    this.#host = { hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port };
     this.token = token;
     this.#agent = new Agent({ ca: caPem, keepAlive: true, maxSockets: 64 });
   }
@@ -86,7 +89,8 @@ export class TestClient {
     if (payload && !headers['content-type']) headers['content-type'] = 'application/json';
     if (payload) headers['content-length'] = String(payload.length);
     return new Promise((resolveReq, reject) => {
-      const req = httpsRequest(new URL(path, this.base), { method, headers, agent: this.#agent }, (res) => {
+      // The path goes out exactly as given (new URL() would resolve '..' and '%2e%2e').
+      const req = httpsRequest({ hostname: this.#host.hostname, port: this.#host.port, path, method, headers, agent: this.#agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

@@ -53,6 +53,20 @@ try:
 except client.exceptions.ApiException as e:
     assert e.status == 404, e.status
 
+# Names that are path segments of their own ('..', '.') must never retarget the request: this once
+# deleted the Namespace "py" (issue 8). urllib3 resolves the dot segment before sending, so the
+# server sees DELETE /api/v1/namespaces/py/ (or .../secrets/): a path with an empty segment, which
+# no route matches (404) -- never the Namespace, never every secret. Nothing changes.
+core.create_namespaced_secret("py", client.V1Secret(metadata=client.V1ObjectMeta(name="keep"), string_data={"k": "v"}))
+for bad in ("..", "."):
+    try:
+        core.delete_namespaced_secret(bad, "py")
+        raise AssertionError("deleting a secret named %r must fail" % bad)
+    except client.exceptions.ApiException as e:
+        assert e.status in (400, 404), (bad, e.status, e.body)
+assert core.read_namespace("py").status.phase == "Active"
+assert [s.metadata.name for s in core.list_namespaced_secret("py").items] == ["keep"]
+
 rbac.delete_cluster_role_binding("pycrb")
 # kube answers a namespace delete with the Namespace (Terminating); the client types it as a Status.
 core.delete_namespace("py")

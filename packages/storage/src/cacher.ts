@@ -58,6 +58,8 @@ export class Cacher implements Store {
   #feed: RawWatch | undefined;
   #closed = false;
   #waiters: Array<{ rv: number; resolve: () => void }> = [];
+  /** The etcd read proving the cache current, shared by concurrent consistent reads. */
+  #proof: { target: number; after: number; p: Promise<{ count: number; modRevisions: number[] }> } | undefined;
   /**
    * The ADDED event of each object version, while at least one watcher streams initial events:
    * concurrent watchers share them (and so their encoding). Dropped when none streams, so the
@@ -115,7 +117,6 @@ export class Cacher implements Store {
     this.#historyHead = 0;
     this.#feed = await this.#etcd.watchFeed(this.#prefix, false, revision + 1, {
       onEvents: (events) => this.#onEvents(events),
-      onProgress: (rev) => this.#advance(rev),
       onCancel: ({ message }) => this.#onFeedLost(message),
     });
     this.#ready = true;
@@ -180,7 +181,7 @@ export class Cacher implements Store {
     }
   }
 
-  /** A progress notification: nothing under our prefix changed up to `rev`. */
+  /** The cache provably reflects `rev`: every change under the prefix up to it is applied. */
   #advance(rev: number): void {
     if (rev > this.#rv) this.#rv = rev;
     this.#wake();
@@ -196,22 +197,77 @@ export class Cacher implements Store {
     this.#waiters = still;
   }
 
-  /** Waits until the cache reflects `rv`; asks etcd for progress so quiet resources advance too. */
-  async #waitUntil(rv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
-    if (this.#rv >= rv) return;
-    let timer: NodeJS.Timeout | undefined;
-    const reached = await new Promise<boolean>((resolve) => {
-      const waiter = { rv, resolve: () => resolve(true) };
-      this.#waiters.push(waiter);
-      timer = setTimeout(() => {
+  /** Resolves once the cache's events reach `rv`, or after `timeoutMs`. */
+  #eventsReach(rv: number, timeoutMs: number): Promise<void> {
+    if (this.#rv >= rv) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { rv, resolve: () => {
+        clearTimeout(timer);
+        resolve();
+      } };
+      const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        resolve(false);
+        resolve();
       }, timeoutMs);
-      this.#etcd.requestProgress(timeoutMs).catch(() => undefined);
+      this.#waiters.push(waiter);
     });
-    clearTimeout(timer);
-    if (!reached) {
-      throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${rv}, current: ${this.#rv}`, { revision: this.#rv, requested: rv });
+  }
+
+  /**
+   * Waits until the cache provably reflects revision `rv`: its own events reach it, or etcd shows
+   * that nothing under the prefix changed between what the cache has applied and `rv` (a quiet
+   * resource). After `timeoutMs`: ResourceVersionTooLarge (kube's 504 "Too large resource
+   * version"); etcd not having reached `rv` itself ends the same way.
+   */
+  async #waitUntil(rv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#rv < rv) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${rv}, current: ${this.#rv}`, { revision: this.#rv, requested: rv });
+      }
+      const pending = await this.#prove(rv);
+      if (pending > 0) await this.#eventsReach(pending, Math.min(left, 100));
+    }
+  }
+
+  /**
+   * Asks etcd what changed under the prefix after the cache's revision, as of `target`. Nothing
+   * changed and the key count matches: the cache reflects `target` (advanced). Otherwise returns
+   * the revision of a change the cache has yet to apply (its event is on the way). Concurrent
+   * callers share one etcd read.
+   */
+  async #prove(target: number): Promise<number> {
+    let flight = this.#proof;
+    if (!flight || flight.target < target) {
+      const after = this.#rv;
+      const size = this.#objects.size;
+      const p = this.#etcd.changesSince(this.#prefix, after, target).then((r) => {
+        // No change in (after, target]: events applied since are all newer than target.
+        if (r.modRevisions.length === 0 && r.count === size) this.#advance(target);
+        return r;
+      });
+      const f = { target, after, p };
+      flight = this.#proof = f;
+      const clear = (): void => {
+        if (this.#proof === f) this.#proof = undefined;
+      };
+      p.then(clear, clear);
+    }
+    const r = await flight.p;
+    if (this.#rv >= target) return 0;
+    let needed = 0;
+    for (const m of r.modRevisions) if (m <= target && m > needed) needed = m;
+    // Only a count differs: a deletion the cache has not seen yet; any next event may be it.
+    return needed > 0 ? needed : flight.after + 1;
+  }
+
+  /** Brings a quiet cache up to `target` when etcd shows it can be (bookmarks use it); never throws. */
+  async catchUp(target: number, timeoutMs = 1000): Promise<void> {
+    try {
+      await this.#waitUntil(target, this.#prefix, timeoutMs);
+    } catch {
+      // Not now: the next round tries again.
     }
   }
 

@@ -67,8 +67,9 @@ export class WatchCaches {
   async #bookmarks(): Promise<void> {
     const wanting = this.#cachers.filter((c) => c.hasBookmarkWatchers());
     if (wanting.length === 0) return;
-    // A progress notification moves quiet caches up to etcd's revision first.
-    await this.#etcd.requestProgress(2000).catch(() => undefined);
+    // Quiet caches are brought up to etcd's revision first, where etcd shows nothing changed.
+    const target = await this.#etcd.freshRevision().catch(() => 0);
+    await Promise.all(wanting.map((c) => (target > 0 ? c.catchUp(target) : undefined)));
     for (const c of wanting) c.sendBookmarks();
   }
 

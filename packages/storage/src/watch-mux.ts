@@ -1,7 +1,7 @@
 /**
  * A watch multiplexer over one raw etcd gRPC watch stream. The etcd3 library's watcher throws away
- * the compact revision of a cancelled watch (see TOOLING.md); on the raw stream we see it, and we
- * can send progress requests. Every etcd watch of a store shares this one stream.
+ * the compact revision of a cancelled watch (see TOOLING.md); on the raw stream we see it. Every
+ * etcd watch of a store shares this one stream.
  */
 import type { Etcd3, IWatchResponse, IEvent, IWatchRequest } from 'etcd3';
 
@@ -9,11 +9,6 @@ type Duplex = Awaited<ReturnType<Etcd3['watchClient']['watch']>>;
 
 export interface RawWatchHandlers {
   onEvents(events: IEvent[], revision: number): void;
-  /**
-   * etcd answered a progress request: every watch on this stream has been sent every event up
-   * to `revision` (etcd only answers when all of them are synced).
-   */
-  onProgress?(revision: number): void;
   /** The watch ended: compacted (with etcd's compact revision) or another cancel/stream failure. */
   onCancel(reason: { compactRevision: number; message: string }): void;
 }
@@ -42,7 +37,6 @@ export class WatchMux {
   /** Registrations waiting for their `created` response, in request order. */
   #pending: Registration[] = [];
   readonly #byId = new Map<string, Registration>();
-  readonly #progressWaiters: Array<(rev: number) => void> = [];
   #closed = false;
   /** Count of etcd watches currently open on the stream (for tests and metrics). */
   get activeWatches(): number {
@@ -72,29 +66,6 @@ export class WatchMux {
         }
       },
     };
-  }
-
-  /**
-   * Asks etcd for a progress notification; resolves with its revision, or rejects after
-   * `timeoutMs` (etcd does not answer while a watch on the stream is catching up).
-   * Concurrent callers share one request.
-   */
-  async requestProgress(timeoutMs = 3000): Promise<number> {
-    await this.#ensureStream();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const i = this.#progressWaiters.indexOf(waiter);
-        if (i >= 0) this.#progressWaiters.splice(i, 1);
-        reject(new Error('etcd progress notification timed out'));
-      }, timeoutMs);
-      const waiter = (rev: number): void => {
-        clearTimeout(timer);
-        resolve(rev);
-      };
-      const first = this.#progressWaiters.length === 0;
-      this.#progressWaiters.push(waiter);
-      if (first) this.#write({ progress_request: {} });
-    });
   }
 
   close(): void {
@@ -163,9 +134,8 @@ export class WatchMux {
       reg.handlers.onEvents(res.events, revision);
       return;
     }
-    // An empty, non-created response is a progress notification (we never ask for periodic ones).
-    for (const r of this.#byId.values()) r.handlers.onProgress?.(revision);
-    for (const w of this.#progressWaiters.splice(0)) w(revision);
+    // An empty, non-created response is a progress notification: we never ask for one (etcd 3.4
+    // answers a progress request out of band, ahead of queued events: it proves nothing).
   }
 
   #cancelReg(reg: Registration, res: IWatchResponse): void {
