@@ -6,6 +6,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Etcd3 } from 'etcd3';
 import { startTestEtcd, startInProcess, type TestEtcd, type InProcessPlinth, type TestClient } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
@@ -309,3 +312,66 @@ function countWatchLines(client: TestClient, path: string, n: number): Promise<n
     req.end();
   });
 }
+
+/** Writes `n` Secrets of `bytes` data straight into etcd (as plinth stores them), 50 at a time. */
+async function bulkSecrets(ns: string, n: number, bytes: number): Promise<void> {
+  const raw = new Etcd3({ hosts: etcd.endpoint });
+  const value = 'A'.repeat(bytes);
+  try {
+    for (let i = 0; i < n; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, n - i) }, (_, j) => {
+          const name = `s-${String(i + j).padStart(6, '0')}`;
+          const obj = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace: ns, uid: `u-${ns}-${name}`, creationTimestamp: '2026-01-01T00:00:00Z' }, data: { v: value } };
+          return raw.put(`/registry/secrets/${ns}/${name}`).value(JSON.stringify(obj));
+        }),
+      );
+    }
+  } finally {
+    raw.close();
+  }
+}
+
+/** The process's JS heap and Buffer memory after a full collection (plinth runs in this process). */
+function liveBytes(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+describe('finding 5: watchers stream their initial state and cannot hoard memory', () => {
+  it('a watch over more objects than the live-event bound (10,000) gets every initial event', async () => {
+    await bulkSecrets('many', 10_050, 10);
+    const all = await c.get('/api/v1/namespaces/many/secrets?limit=1');
+    expectCode(all, 200);
+    assert.equal(all.body.metadata.remainingItemCount + 1, 10_050);
+    assert.equal(await countWatchLines(c, '/api/v1/namespaces/many/secrets?watch=1&timeoutSeconds=20', 10_050), 10_050);
+  });
+
+  it('40 watchers that never read hold no copy of a 4 MB collection, and others are served meanwhile', async (t) => {
+    await bulkSecrets('stalled', 400, 10_000);
+    expectCode(await c.get('/api/v1/namespaces/stalled/secrets?limit=1'), 200);
+    const base = new URL(c.base);
+    const before = liveBytes();
+    const sockets: TLSSocket[] = [];
+    for (let i = 0; i < 40; i++) {
+      const s = tlsConnect({ host: base.hostname, port: Number(base.port), rejectUnauthorized: false });
+      s.write(`GET /api/v1/namespaces/stalled/secrets?watch=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${c.token}\r\n\r\n`);
+      s.on('error', () => undefined);
+      s.pause(); // never reads: the server's writes back up
+      sockets.push(s);
+    }
+    try {
+      // Every watcher has started and filled what it can: the server stopped writing to them.
+      await new Promise((r) => setTimeout(r, 1500));
+      const grown = liveBytes() - before;
+      t.diagnostic(`heap + buffers grew by ${(grown / 2 ** 20).toFixed(1)} MiB with 40 stalled watchers`);
+      // Before: each watcher encoded the whole collection ahead of its socket (118 MiB measured).
+      assert.ok(grown < 40 * 2 ** 20, `the server holds ${Math.round(grown / 2 ** 20)} MiB more with 40 stalled watchers`);
+      expectCode(await c.get('/api/v1/namespaces/stalled/secrets/s-000001'), 200);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+  });
+});

@@ -271,16 +271,38 @@ export class Cacher implements Store {
     }
   }
 
-  /** Consistent read: true once the cache has caught up with etcd's current revision. */
-  async #waitConsistent(key: string): Promise<boolean> {
-    const target = await this.#etcd.freshRevision();
+  /**
+   * Consistent read of `scope` (one key when `exact`, else a prefix): true once the cache's copy of
+   * it provably reflects etcd's current revision; false (read etcd instead) after the wait limit.
+   * A read of the whole resource brings the cache's revision up; a narrower one proves only its
+   * own keys (one key for a get: as cheap as kube's quorum read), never a scan of the collection.
+   */
+  async #waitConsistent(scope: string, exact: boolean): Promise<boolean> {
     try {
-      await this.#waitUntil(target, key);
+      const target = await this.#etcd.freshRevision();
+      if (!exact && scope === this.#prefix) await this.#waitUntil(target, scope);
+      else await this.#proveScope(target, scope, exact);
       this.#stats.consistentReadsFromCache++;
       return true;
     } catch {
       this.#stats.consistentReadsFallback++;
       return false;
+    }
+  }
+
+  /** Waits until nothing in `scope` changed between what the cache applied and `target`. */
+  async #proveScope(target: number, scope: string, exact: boolean): Promise<void> {
+    const deadline = Date.now() + TOO_LARGE_WAIT_MS;
+    while (this.#rv < target) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new StorageError('ResourceVersionTooLarge', scope, `Too large resource version: ${target}, current: ${this.#rv}`, { revision: this.#rv, requested: target });
+      const after = this.#rv;
+      const cached = exact ? (this.#objects.has(scope) ? 1 : 0) : this.#keysUnder(scope).length;
+      const r = await this.#etcd.changesSince(scope, after, target, exact);
+      if (r.modRevisions.length === 0 && r.count === cached) return;
+      let needed = after + 1;
+      for (const m of r.modRevisions) if (m <= target && m > needed) needed = m;
+      await this.#eventsReach(needed, Math.min(left, 100));
     }
   }
 
@@ -323,7 +345,7 @@ export class Cacher implements Store {
     if (!this.#ready || !key.startsWith(this.#prefix)) return this.#etcd.get(key, opts);
     const rv = opts.resourceVersion ?? '';
     if (rv === '') {
-      if (!(await this.#waitConsistent(key))) return this.#etcd.get(key, opts);
+      if (!(await this.#waitConsistent(key, true))) return this.#etcd.get(key, opts);
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), key);
     }
@@ -339,7 +361,7 @@ export class Cacher implements Store {
     const delegate = !this.#ready || !prefix.startsWith(this.#prefix) || !!opts.continue || opts.resourceVersionMatch === 'Exact' || (!!opts.limit && rv !== '0');
     if (delegate) return this.#etcd.list(prefix, opts);
     if (rv === '') {
-      if (!(await this.#waitConsistent(prefix))) return this.#etcd.list(prefix, opts);
+      if (!(await this.#waitConsistent(prefix, false))) return this.#etcd.list(prefix, opts);
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), prefix);
     }
@@ -374,7 +396,7 @@ export class Cacher implements Store {
     const rvText = opts.resourceVersion ?? '';
     const requested = parseResourceVersion(rvText);
     if (rvText === '') {
-      if (!(await this.#waitConsistent(keyOrPrefix))) return this.#etcd.watch(keyOrPrefix, opts);
+      if (!(await this.#waitConsistent(keyOrPrefix, !!opts.exactKey))) return this.#etcd.watch(keyOrPrefix, opts);
     } else if (requested > 0) {
       await this.#waitUntil(requested, keyOrPrefix);
       // Older than the history we hold: etcd still may have it (or answers 410 if compacted).

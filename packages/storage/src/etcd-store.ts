@@ -419,16 +419,17 @@ export class EtcdStore implements Store {
   }
 
   /**
-   * What changed under `prefix` after revision `after`, as of revision `at`: the mod revisions of
+   * What changed under `prefix` (or at the one key, `exactKey`) after revision `after`, as of `at`: the mod revisions of
    * the keys modified since (keys only, no values) and how many keys the prefix holds then. A
    * watch cache at `after` holding `count` objects, with nothing modified, provably reflects `at`.
    * (etcd's count is the range's, before the min_mod_revision filter: deletions change it.)
    * This replaces etcd's stream-wide progress request, which etcd 3.4 answers out of band: the
    * answer can overtake events still queued on the stream, so it proves nothing.
    */
-  async changesSince(prefix: string, after: number, at: number): Promise<{ count: number; modRevisions: number[] }> {
+  async changesSince(prefix: string, after: number, at: number, exactKey = false): Promise<{ count: number; modRevisions: number[] }> {
     const key = Buffer.from(prefix);
-    const res = await this.#range({ key, range_end: prefixEnd(key), revision: at, keys_only: true, min_mod_revision: after + 1 });
+    const range = exactKey ? {} : { range_end: prefixEnd(key) };
+    const res = await this.#range({ key, ...range, revision: at, keys_only: true, min_mod_revision: after + 1 });
     return { count: Number(res.count), modRevisions: res.kvs.map((kv) => Number(kv.mod_revision)) };
   }
 
