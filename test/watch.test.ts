@@ -80,7 +80,11 @@ for (const mode of ['watch cache', 'etcd only'] as const) {
       await plinth.client.put(`${sa(space)}/c`, { ...again, metadata: { ...again.metadata, labels: { team: 'green' } } });
       const w = await pending;
       assert.deepEqual(names(w.events as Ev[]), ['ADDED:c', 'MODIFIED:c', 'DELETED:c']);
-      assert.deepEqual((w.events as Ev[])[2]!.object.metadata.labels, { team: 'green' });
+      // kube's cacheWatcher: an object leaving the selection is DELETED as it was before, with the
+      // event's resourceVersion.
+      const left = (w.events as Ev[])[2]!.object;
+      assert.deepEqual(left.metadata.labels, { team: 'blue', more: 'x' });
+      assert.equal(left.metadata.resourceVersion, (await plinth.client.get(`${sa(space)}/c`)).body.metadata.resourceVersion);
       const byName = await plinth.client.watch(`${sa(space)}?watch=1&fieldSelector=metadata.name%3Dc`, (evs) => evs.length >= 1, 5000);
       assert.deepEqual(names(byName.events as Ev[]), ['ADDED:c']);
     });

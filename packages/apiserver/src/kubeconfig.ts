@@ -1,5 +1,5 @@
 /** The admin kubeconfig written for the operator: the serving CA, the server URL, a bearer token. */
-import { writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
+import { writeFileSync, readFileSync, existsSync, mkdirSync, renameSync, chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
@@ -30,5 +30,10 @@ export function writeKubeconfig(file: string, opts: { server: string; caPem: str
     preferences: {},
   };
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, stringify(doc), { mode: 0o600 });
+  // Written aside and renamed into place: a client (or a test) polling for the file never reads
+  // it half-written. The mode is set explicitly: writeFileSync's mode is subject to the umask.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, stringify(doc), { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
 }

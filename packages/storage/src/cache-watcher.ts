@@ -76,7 +76,8 @@ export class CacheWatcher {
     const prev = e.prev !== undefined && p(e.prev);
     if (cur && prev) return e.natural;
     if (cur) return type === 'ADDED' ? e.natural : (e.asAdded ??= { type: 'ADDED', object: e.obj, ...sizeOf(e) });
-    if (prev) return (e.asDeleted ??= { type: 'DELETED', object: e.obj, ...sizeOf(e) });
+    // kube's cacheWatcher: the object as it was before it left, with the event's resourceVersion.
+    if (prev) return (e.asDeleted ??= { type: 'DELETED', object: { ...e.prev!, metadata: { ...e.prev!.metadata, resourceVersion: String(e.rev) } }, ...sizeOf(e) });
     return undefined;
   }
 }

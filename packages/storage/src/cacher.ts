@@ -355,6 +355,7 @@ export class Cacher implements Store {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    if (!prefix.endsWith('/')) prefix += '/';
     const rv = opts.resourceVersion ?? '';
     // kube's shouldDelegateList: continuations, exact reads and limited reads at a version need
     // etcd's snapshot; everything else is served from memory.

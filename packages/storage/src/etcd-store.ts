@@ -26,6 +26,7 @@ import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { decodeObject, encodeObject, sameContent } from './object-codec.js';
 import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
+import { forceCompaction } from './compactor.js';
 import { RangePager, type Page, type RangeFn } from './paging.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
@@ -350,6 +351,8 @@ export class EtcdStore implements Store {
     const predicate = opts.predicate;
     let initial: EtcdInitialEvents | undefined;
     let startRevision = requested + 1;
+    // A version etcd has not reached: wait for it as reads do, then ResourceVersionTooLarge.
+    if (requested > 0) await this.waitForRevision(requested, keyOrPrefix);
     if (requested === 0) {
       // Get state and start at most recent: synthetic ADDED events streamed a page at a time
       // from one snapshot as the client reads them (never the whole collection per watcher),
@@ -414,8 +417,9 @@ export class EtcdStore implements Store {
     return Number(res.header.revision);
   }
 
+  /** Compacts etcd and records it in compact_rev_key, so every replica's watch caches drop that history. */
   async compact(revision: number): Promise<void> {
-    await this.#kv.compact({ revision, physical: false });
+    await forceCompaction(this.#client, revision);
   }
 
   /**
@@ -537,10 +541,13 @@ function translateEvent(ev: IEvent, predicate: ((o: StoredObject) => boolean) | 
   const created = !ev.prev_kv || ev.kv.create_revision === ev.kv.mod_revision;
   if (!predicate) return { type: created ? 'ADDED' : 'MODIFIED', object: cur, size };
   const curOk = predicate(cur);
-  const prevOk = !created && ev.prev_kv ? predicate(decodeObject(ev.prev_kv.value, Number(ev.prev_kv.mod_revision))) : false;
+  // kube's watchers: an object leaving the selection is DELETED as it was (the previous state),
+  // with the event's resourceVersion.
+  const prev = !created && ev.prev_kv ? decodeObject(ev.prev_kv.value, rev) : undefined;
+  const prevOk = prev !== undefined && predicate(prev);
   if (curOk && prevOk) return { type: 'MODIFIED', object: cur, size };
   if (curOk) return { type: 'ADDED', object: cur, size };
-  if (prevOk) return { type: 'DELETED', object: cur, size };
+  if (prevOk) return { type: 'DELETED', object: prev, size: ev.prev_kv!.value.length };
   return undefined;
 }
 

@@ -24,7 +24,10 @@ export interface GetOptions {
 export interface ListOptions {
   resourceVersion?: string;
   resourceVersionMatch?: ResourceVersionMatch;
-  /** Maximum items to return; 0 or unset for all. */
+  /**
+   * Maximum items to return; 0 or unset for all. A watch cache serving resourceVersion '0' returns
+   * every item (kube's cacher ignores the limit there too).
+   */
   limit?: number;
   /** An opaque continue token from a previous page. */
   continue?: string;
@@ -95,7 +98,10 @@ export interface WatchOptions {
   predicate?: Predicate;
   /** Only this one key (a watch on a single object). */
   exactKey?: boolean;
-  /** Send BOOKMARK events now and then (allowWatchBookmarks). */
+  /**
+   * Send BOOKMARK events now and then (allowWatchBookmarks): the watch cache does, every few
+   * seconds; a watch served straight from etcd sends none (bookmarks are never guaranteed).
+   */
   bookmarks?: boolean;
 }
 
@@ -136,7 +142,11 @@ export interface Store {
   guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<StoredObject>;
   /** Deletes the object at key and returns its last state. NotFound when absent. */
   delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;
-  /** Watches a key prefix (or one key with exactKey). Throws Compacted when too old. */
+  /**
+   * Watches a key prefix (or one key with exactKey). From a resourceVersion etcd has compacted: a
+   * watcher whose one event is an ERROR with a Compacted StorageError. From one etcd has not
+   * reached: ResourceVersionTooLarge after about 3 s, as reads.
+   */
   watch(keyOrPrefix: string, opts?: WatchOptions): Promise<Watcher>;
   /** etcd's current revision, read with a cheap count-only range. */
   currentRevision(): Promise<number>;
