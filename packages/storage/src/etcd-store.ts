@@ -93,6 +93,8 @@ export class EtcdStore implements Store {
   readonly #watcherLimits: WatcherLimits;
   readonly #maxRequestBytes: number;
   readonly #pageBytes: number | undefined;
+  /** Average object size per listed range (by its range end), so each page of a paged list is one etcd read. */
+  readonly #sizeHints = new Map<string, number>();
   #revisionReadInFlight: Promise<number> | undefined;
   #nextRevisionRead: Promise<number> | undefined;
 
@@ -208,7 +210,9 @@ export class EtcdStore implements Store {
     }
 
     if (minRv > 0) await this.waitForRevision(minRv, prefix);
-    const pager = this.#pager(key, prefixEnd(Buffer.from(prefix)), revision, opts.resourceVersion === '0' && !revision);
+    const rangeEnd = prefixEnd(Buffer.from(prefix));
+    const hintKey = rangeEnd.toString('latin1');
+    const pager = this.#pager(key, rangeEnd, revision, opts.resourceVersion === '0' && !revision, this.#pageBytes, this.#sizeHints.get(hintKey));
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
     // With a selector a page may fill slowly: ask for the limit first, then twice as much each
@@ -238,6 +242,7 @@ export class EtcdStore implements Store {
         if (batch) batch = Math.min(batch * 2, 10_000);
         continue;
       }
+      this.#rememberSize(hintKey, pager.averageBytes);
       const lastKv = page.kvs[consumed - 1];
       const hasMore = consumed < page.kvs.length || page.more;
       if (!full || !hasMore || !lastKv) return { items, resourceVersion: String(pager.revision), continue: '' };
@@ -456,9 +461,17 @@ export class EtcdStore implements Store {
   }
 
   /** A pager over [key, rangeEnd) at `revision` (0: the first page's), pages bounded in bytes. */
-  #pager(key: Buffer, rangeEnd: Buffer, revision: number, serializable = false, pageBytes = this.#pageBytes): RangePager {
+  #pager(key: Buffer, rangeEnd: Buffer, revision: number, serializable = false, pageBytes = this.#pageBytes, averageHint?: number): RangePager {
     const range: RangeFn = (req) => this.#range(req);
-    return new RangePager(range, { key, rangeEnd, revision, serializable, ...(pageBytes ? { pageBytes } : {}) });
+    return new RangePager(range, { key, rangeEnd, revision, serializable, ...(pageBytes ? { pageBytes } : {}), ...(averageHint ? { averageHint } : {}) });
+  }
+
+  #rememberSize(hintKey: string, average: number): void {
+    if (average <= 0) return;
+    this.#sizeHints.delete(hintKey);
+    this.#sizeHints.set(hintKey, average);
+    // Bounded: the oldest range's hint goes first.
+    if (this.#sizeHints.size > 1024) this.#sizeHints.delete(this.#sizeHints.keys().next().value!);
   }
 
   /**

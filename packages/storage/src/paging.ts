@@ -19,6 +19,8 @@ export interface PagerOptions {
   serializable?: boolean;
   /** Target bytes (keys and values) per page. */
   pageBytes?: number;
+  /** Average bytes per key seen by an earlier read of this range (sizes the first page). */
+  averageHint?: number;
 }
 
 export interface Page {
@@ -56,6 +58,15 @@ export class RangePager {
     this.#revision = opts.revision ?? 0;
     this.#serializable = !!opts.serializable;
     this.#pageBytes = opts.pageBytes ?? DEFAULT_PAGE_BYTES;
+    if (opts.averageHint && opts.averageHint > 0) {
+      this.#seenKeys = 1;
+      this.#seenBytes = opts.averageHint;
+    }
+  }
+
+  /** Average bytes per key seen so far (0 before the first page). */
+  get averageBytes(): number {
+    return this.#seenKeys === 0 ? 0 : this.#seenBytes / this.#seenKeys;
   }
 
   /** Whether keys remain to be read. */
