@@ -17,6 +17,7 @@ import { listScenario } from './scenarios/list.js';
 import { watchScenario } from './scenarios/watch.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { robustnessScenario } from './scenarios/robustness.js';
+import { authzScenario } from './scenarios/authz.js';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -88,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
       ['crud', crudScenario],
       ['list', listScenario],
       ['watch', watchScenario],
+      ['authz', authzScenario],
     ];
     for (const [name, fn] of scenarios) {
       if (only && !only.includes(name)) continue;

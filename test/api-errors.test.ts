@@ -265,9 +265,9 @@ describe('namespace and name mismatches', () => {
 });
 
 describe('authentication', () => {
-  it('missing credentials are 401 Unauthorized', async () => {
-    expectStatus(await c.get(SA, { token: null }), 401, 'Unauthorized', 'Unauthorized');
-    await unchanged(async () => expectStatus(await c.post(SA, sa('anon'), { token: null }), 401, 'Unauthorized'));
+  it('missing credentials are the anonymous user, whom authorization refuses (403 Forbidden)', async () => {
+    expectStatus(await c.get(SA, { token: null }), 403, 'Forbidden', 'serviceaccounts is forbidden: User "system:anonymous" cannot list resource "serviceaccounts" in API group "" in the namespace "errors-test"');
+    await unchanged(async () => expectStatus(await c.post(SA, sa('anon'), { token: null }), 403, 'Forbidden'));
     await absent(`${SA}/anon`);
   });
 

@@ -66,10 +66,11 @@ test('health endpoints answer 200 without credentials; verbose lists checks; oth
   const excluded = await env.plinth.client.get('/readyz?verbose&exclude=etcd', { token: null });
   assert.match(excluded.raw.toString(), /^\[\+\]etcd excluded: ok$/m);
   // Individual checks are for operators: public-info-viewer grants exactly the endpoints.
-  assert.equal((await env.plinth.client.get('/livez/etcd', { token: null })).status, 401);
+  assert.equal((await env.plinth.client.get('/livez/etcd', { token: null })).status, 403);
   assert.equal((await env.plinth.client.get('/livez/etcd')).status, 200);
   const denied = await env.plinth.client.get('/api/v1/namespaces', { token: null });
-  assert.equal(denied.status, 401);
-  assert.equal(denied.body.reason, 'Unauthorized');
+  // No credential is the anonymous user, whom authorization refuses; a wrong one is a 401.
+  assert.equal(denied.status, 403);
+  assert.equal(denied.body.reason, 'Forbidden');
   assert.equal((await env.plinth.client.get('/healthz', { token: 'wrong' })).status, 401);
 });

@@ -1741,7 +1741,8 @@ async function populate(c: WireClient, token: string, resources: ServedResource[
   const namespaces = resources.find((r) => r.plural === 'namespaces' && r.prefix === '/api/v1');
   assert.ok(namespaces, 'discovery lists no namespaces');
   for (const ns of SETUP_NAMESPACES) await create(c, token, namespaces, validObject(namespaces, ns, undefined, rng));
-  const creatable = resources.filter((r) => r !== namespaces && r.verbs.includes('create'));
+  // What can be created and read back: the review resources answer a create and keep nothing.
+  const creatable = resources.filter((r) => r !== namespaces && r.verbs.includes('create') && r.verbs.includes('get'));
   const samples: Buffer[] = [];
   for (const r of creatable) {
     for (const ns of r.namespaced ? SETUP_NAMESPACES.slice(0, 2) : [undefined]) {

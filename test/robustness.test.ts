@@ -197,8 +197,9 @@ describe('finding 6: data kube would refuse is refused', () => {
 
   it("'Bearer  <token>' (two spaces) is no credential, as in kube", async () => {
     const twoSpaces = { 'authorization': `Bearer  ${c.token}` };
-    expectStatus(await c.get('/api/v1/namespaces', { token: null, headers: twoSpaces }), 401, 'Unauthorized');
-    expectStatus(await c.get('/api/v1/namespaces', { token: null, headers: { authorization: `Bearer\t${c.token}` } }), 401, 'Unauthorized');
+    // Anonymous (--anonymous-auth defaults to true), so authorization refuses it: a 403 naming system:anonymous.
+    expectStatus(await c.get('/api/v1/namespaces', { token: null, headers: twoSpaces }), 403, 'Forbidden', /User "system:anonymous" cannot list resource "namespaces"/);
+    expectStatus(await c.get('/api/v1/namespaces', { token: null, headers: { authorization: `Bearer\t${c.token}` } }), 403, 'Forbidden', /system:anonymous/);
     // With no credential at all a public path is served to the anonymous user.
     expectCode(await c.get('/readyz', { token: null, headers: twoSpaces }), 200);
     expectStatus(await c.get('/readyz', { token: 'not-a-token' }), 401, 'Unauthorized');
@@ -220,10 +221,10 @@ describe('finding 7: anonymous clients get exactly the public health and version
       ['GET', '/healthz/'],
       ['GET', '/version/x'],
     ] as const) {
-      expectStatus(await c.request(method, path, { token: null }), 401, 'Unauthorized');
+      expectStatus(await c.request(method, path, { token: null }), 403, 'Forbidden', /^forbidden: User "system:anonymous" cannot/);
     }
     // public-info-viewer grants `get` only; a HEAD (verb "head") is not it.
-    expectCode(await c.request('HEAD', '/healthz', { token: null }), 401);
+    expectCode(await c.request('HEAD', '/healthz', { token: null }), 403);
     // The same sub-paths are served to authenticated clients.
     expectCode(await c.get('/readyz/etcd'), 200);
   });

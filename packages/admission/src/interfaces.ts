@@ -1,28 +1,81 @@
 /**
- * Admission as kube runs it: mutating plugins after decode in the handler, validating plugins
- * inside the store's write, after strategy validation.
+ * Admission as kube runs it (k8s.io/apiserver/pkg/admission): mutating plugins after decode in the
+ * handler, validating plugins inside the store's write, after strategy validation.
  */
 import type { ResourceDefinition, StoredObject, UserInfo } from '@plinth/api';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/**
+ * kube's GetOperationOptions: the request's options as the handler decoded them, with their type
+ * (meta.k8s.io/v1 CreateOptions for CREATE, UpdateOptions for UPDATE — also for a PATCH — and
+ * DeleteOptions for DELETE). AdmissionReview sends them as `request.options`. Fields the client
+ * did not set are absent, as in kube's JSON.
+ */
+export interface OperationOptions {
+  apiVersion: 'meta.k8s.io/v1';
+  kind: 'CreateOptions' | 'UpdateOptions' | 'DeleteOptions';
+  /** `["All"]` for a dry run. */
+  dryRun?: string[];
+  /** Create/Update: the `fieldManager` parameter as given (not the User-Agent default). */
+  fieldManager?: string;
+  /** Delete only. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: string;
+}
+
+/** The typed options object for `op` (kube's handlers set this TypeMeta before admission). */
+export function operationOptions(
+  op: Operation,
+  fields: { dryRun?: boolean; fieldManager?: string | undefined; preconditions?: OperationOptions['preconditions']; propagationPolicy?: string | undefined },
+): OperationOptions {
+  const kind = op === 'DELETE' ? 'DeleteOptions' : op === 'UPDATE' ? 'UpdateOptions' : 'CreateOptions';
+  const out: OperationOptions = { apiVersion: 'meta.k8s.io/v1', kind };
+  if (fields.dryRun) out.dryRun = ['All'];
+  if (kind === 'DeleteOptions') {
+    if (fields.preconditions) out.preconditions = fields.preconditions;
+    if (fields.propagationPolicy) out.propagationPolicy = fields.propagationPolicy;
+  } else if (fields.fieldManager) {
+    out.fieldManager = fields.fieldManager;
+  }
+  return out;
+}
+
+/** kube's admission.Attributes: everything an AdmissionReview request needs. */
 export interface AdmissionAttributes {
   operation: Operation;
+  /** The resource of the path (its group, version and plural are kube's GetResource()). */
   resource: ResourceDefinition;
+  /** The sub-resource of the path ('' for the main resource): status, finalize, token. */
   subresource: string;
   namespace: string;
   name: string;
+  /** The kind of `object`/`oldObject`: the resource's own, or a sub-resource's (TokenRequest). */
+  kind: GroupVersionKind;
   /** The new object (create/update); undefined for delete. */
   object: StoredObject | undefined;
   /** The current object (update/delete). */
   oldObject: StoredObject | undefined;
+  options: OperationOptions;
   user: UserInfo;
   dryRun: boolean;
+  /** Adds a warning to the response (kube's warning.AddWarning → `Warning: 299 - "..."`). */
+  warn?(message: string): void;
 }
 
+/**
+ * An admission plugin (kube's admission.Interface). What it implements says what it is, as kube's
+ * MutationInterface/ValidationInterface: `admit` — mutating, `validate` — validating, both — both.
+ */
 export interface AdmissionPlugin {
   readonly name: string;
-  /** Which operations this plugin cares about. */
+  /** Which operations this plugin cares about (kube's Handles). */
   handles(op: Operation): boolean;
   /** May change `attrs.object`. Throws a StatusError to refuse. */
   admit?(attrs: AdmissionAttributes): void | Promise<void>;
@@ -35,7 +88,7 @@ export interface AdmissionChain {
   validate(attrs: AdmissionAttributes): Promise<void>;
 }
 
-/** Runs plugins in order: every mutating `admit`, then (separately) every `validate`. */
+/** kube's chainAdmissionHandler: every mutating `admit` in order, then (separately) every `validate`. */
 export function createAdmissionChain(plugins: AdmissionPlugin[]): AdmissionChain {
   return {
     async admit(attrs) {

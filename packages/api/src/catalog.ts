@@ -38,11 +38,48 @@ export interface ResourceStrategy {
   beginDeletion?(obj: StoredObject): void;
 }
 
-export interface ResourceDefinition {
+/**
+ * A kind: what a body of it looks like and how it is defaulted and validated. Every resource has
+ * one (its ResourceDefinition is also a KindDefinition); a sub-resource may have its own
+ * (serviceaccounts/token takes an authentication.k8s.io/v1 TokenRequest).
+ */
+export interface KindDefinition {
   /** API group; '' for the core group. */
   group: string;
   version: string;
   kind: string;
+  /** The OpenAPI schema of the kind, without apiVersion/kind/metadata (added by the catalog). */
+  schema: Schema;
+  strategy: ResourceStrategy;
+}
+
+/**
+ * A sub-resource served besides the main resource (`<plural>/<name>/<sub>`). It is one of two
+ * kinds: an update of part of the parent object through the parent's store (`strategy`:
+ * namespaces/status, namespaces/finalize), or a create with a kind of its own whose answer is
+ * computed, not stored (`kind`: serviceaccounts/token → TokenRequest, kube's NamedCreater with a
+ * GroupVersionKindProvider; its discovery entry names that group, version and kind).
+ */
+export interface SubresourceDefinition {
+  /** The URL segment after the object's name. */
+  name: string;
+  verbs: Verb[];
+  /** The update strategy of a sub-resource of the parent's own kind. */
+  strategy?: ResourceStrategy;
+  /** The sub-resource's own kind (its body and answer). */
+  kind?: KindDefinition;
+}
+
+/**
+ * Where a resource's objects live. `etcd`: the generic store, with a watch cache, namespace
+ * cleanup and controllers. `none`: nothing is kept — a create computes an answer from the body
+ * and returns it (kube's review resources: TokenReview, SelfSubjectReview). Such a resource
+ * serves only `create`; it has no list kind, no watch and no storage version.
+ */
+export type ResourceStorage = 'etcd' | 'none';
+
+export interface ResourceDefinition extends KindDefinition {
+  /** '' for a resource that is not stored (it has no list). */
   listKind: string;
   /** The resource name in URLs (plural, lower case). */
   plural: string;
@@ -51,18 +88,21 @@ export interface ResourceDefinition {
   categories: string[];
   namespaced: boolean;
   verbs: Verb[];
-  /** Sub-resources served besides the main resource, e.g. `status`, `finalize`. */
-  subresources: string[];
+  storage: ResourceStorage;
+  /** Sub-resources served besides the main resource, in discovery order. */
+  subresources: SubresourceDefinition[];
   nameValidator: NameValidator;
   /** Whether PUT of a missing object creates it (kube's AllowCreateOnUpdate). */
   allowCreateOnUpdate: boolean;
   /** Whether an immediate DELETE answers with the object instead of a success Status. */
   returnDeletedObject: boolean;
-  /** The OpenAPI schema of the kind, without apiVersion/kind/metadata (added by the catalog). */
-  schema: Schema;
-  strategy: ResourceStrategy;
   /** Table columns for `kubectl get` (kube's printer); the default Name/Created At when absent. */
   table?: TableDefinition;
+}
+
+/** Whether objects of the resource are kept (in etcd, behind the generic store). */
+export function isStored(def: Pick<ResourceDefinition, 'storage'>): boolean {
+  return def.storage === 'etcd';
 }
 
 export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
@@ -85,29 +125,49 @@ export function storageVersionHash(def: Pick<ResourceDefinition, 'group' | 'vers
 /** An immutable index of resource definitions by group/version/resource and by kind. */
 export class Catalog {
   readonly #byResource = new Map<string, ResourceDefinition>();
-  readonly #byKind = new Map<string, ResourceDefinition>();
+  readonly #byKind = new Map<string, KindDefinition>();
   readonly #all: ResourceDefinition[];
+  readonly #kinds: KindDefinition[] = [];
 
   constructor(defs: ResourceDefinition[]) {
     this.#all = defs.slice();
+    const addKind = (k: KindDefinition): void => {
+      const kkey = `${apiVersionOf(k)}/${k.kind}`;
+      const known = this.#byKind.get(kkey);
+      if (known && known !== k) throw new Error(`duplicate kind ${kkey}`);
+      if (known) return;
+      this.#byKind.set(kkey, k);
+      this.#kinds.push(k);
+    };
     for (const d of defs) {
       const rkey = `${d.group}/${d.version}/${d.plural}`;
       if (this.#byResource.has(rkey)) throw new Error(`duplicate resource ${rkey}`);
       this.#byResource.set(rkey, d);
-      this.#byKind.set(`${apiVersionOf(d)}/${d.kind}`, d);
+      addKind(d);
     }
+    for (const d of defs) for (const sub of d.subresources) if (sub.kind) addKind(sub.kind);
   }
 
-  /** Every definition, in registration order. */
+  /** Every definition, stored or not, in registration order. */
   all(): readonly ResourceDefinition[] {
     return this.#all;
+  }
+
+  /** The definitions whose objects are stored (each gets a store and a watch cache). */
+  stored(): ResourceDefinition[] {
+    return this.#all.filter(isStored);
+  }
+
+  /** Every kind served: each resource's, then the sub-resources' own kinds. */
+  kinds(): readonly KindDefinition[] {
+    return this.#kinds;
   }
 
   lookup(group: string, version: string, plural: string): ResourceDefinition | undefined {
     return this.#byResource.get(`${group}/${version}/${plural}`);
   }
 
-  lookupKind(apiVersion: string, kind: string): ResourceDefinition | undefined {
+  lookupKind(apiVersion: string, kind: string): KindDefinition | undefined {
     return this.#byKind.get(`${apiVersion}/${kind}`);
   }
 
@@ -122,7 +182,8 @@ export class Catalog {
     return out;
   }
 
+  /** The stored namespaced resources: what emptying a namespace deletes. */
   namespacedResources(): ResourceDefinition[] {
-    return this.#all.filter((d) => d.namespaced);
+    return this.#all.filter((d) => d.namespaced && isStored(d));
   }
 }

@@ -139,11 +139,14 @@ export function unauthorized(message = 'Unauthorized'): StatusError {
 }
 
 export function forbidden(gr: GroupResource, name: string, why: string, causes?: StatusCause[]): StatusError {
-  const details: StatusDetails = { name, kind: gr.resource };
+  const details: StatusDetails = {};
+  if (name) details.name = name;
+  if (gr.resource) details.kind = gr.resource;
   if (gr.group) details.group = gr.group;
   if (causes) details.causes = causes;
-  const subject = name ? `${groupResourceString(gr)} "${name}"` : groupResourceString(gr);
-  return new StatusError({ code: 403, reason: 'Forbidden', message: `${subject} is forbidden: ${why}`, details });
+  // kube's NewForbidden: no resource (a non-resource path) reads "forbidden: <why>".
+  const message = !gr.resource && !gr.group ? `forbidden: ${why}` : `${name ? `${groupResourceString(gr)} "${name}"` : groupResourceString(gr)} is forbidden: ${why}`;
+  return new StatusError({ code: 403, reason: 'Forbidden', message, details });
 }
 
 export function methodNotSupported(gr: GroupResource | undefined, action: string): StatusError {

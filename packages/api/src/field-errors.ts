@@ -36,8 +36,25 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
   InternalError: 'Internal error',
 };
 
+/** A value that prints as the given Go text (`%#v` of a typed Go value, e.g. `[]string{"a"}`). */
+export class GoLiteral {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/** Go's `%#v` of a string slice of the named element type (`[]string{"a", "b"}`). */
+export function goStringSlice(items: string[], elemType = 'string'): GoLiteral {
+  return new GoLiteral(`[]${elemType}{${items.map((i) => JSON.stringify(i)).join(', ')}}`);
+}
+
 /** Formats a value the way Go's `%#v`-ish output in field errors reads for JSON data. */
 function formatValue(v: unknown): string {
+  if (v instanceof GoLiteral) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return '<nil>';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);

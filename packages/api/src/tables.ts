@@ -116,3 +116,9 @@ function bindingTable(kind: string): TableDefinition {
 
 export const roleBindingTable = bindingTable('roleBinding');
 export const clusterRoleBindingTable = bindingTable('clusterRoleBinding');
+
+/** kube's printers for Mutating/ValidatingWebhookConfiguration: NAME, WEBHOOKS, AGE. */
+export const webhookConfigurationTable: TableDefinition = {
+  columns: [nameCol, col('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), ageCol],
+  cells: (obj, now) => [obj.metadata.name ?? '', len(obj['webhooks']), age(obj, now)],
+};

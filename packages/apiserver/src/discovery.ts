@@ -4,7 +4,7 @@
  * Aggregated discovery (apidiscovery.k8s.io/v2) is not served: clients that prefer it send JSON as a
  * fallback in Accept, and negotiation picks that, answering the legacy documents.
  */
-import { apiVersionOf, storageVersionHash, type Catalog, type ResourceDefinition, type Verb } from '@plinth/api';
+import { apiVersionOf, isStored, storageVersionHash, type Catalog, type ResourceDefinition, type Verb } from '@plinth/api';
 
 export interface VersionInfo {
   major: string;
@@ -47,13 +47,16 @@ function resourceEntries(def: ResourceDefinition, served: ReadonlySet<Verb>): AP
   const main: APIResource = { name: def.plural, singularName: def.singular, namespaced: def.namespaced, kind: def.kind, verbs: def.verbs.filter((v) => served.has(v)) };
   if (def.shortNames.length) main.shortNames = [...def.shortNames];
   if (def.categories.length) main.categories = [...def.categories];
-  main.storageVersionHash = storageVersionHash(def);
+  // Only what is stored has a storage version (kube's StorageVersionProvider is the generic store).
+  if (isStored(def)) main.storageVersionHash = storageVersionHash(def);
   const subs: APIResource[] = def.subresources.map((sub) => ({
-    name: `${def.plural}/${sub}`,
+    name: `${def.plural}/${sub.name}`,
     singularName: '',
     namespaced: def.namespaced,
-    kind: def.kind,
-    verbs: sub === 'finalize' ? ['update'] : (['get', 'patch', 'update'] as Verb[]).filter((v) => served.has(v)),
+    // A sub-resource of its own kind names its group and version (kube's GroupVersionKindProvider).
+    ...(sub.kind ? { group: sub.kind.group, version: sub.kind.version } : {}),
+    kind: sub.kind?.kind ?? def.kind,
+    verbs: sub.verbs.filter((v) => served.has(v)),
   }));
   return [main, ...subs];
 }

@@ -44,3 +44,32 @@ test('Go durations', () => {
   assert.equal(parseDuration('0'), 0);
   assert.throws(() => parseDuration('10'));
 });
+
+test('list flags: StringSlice splits on commas, StringArray does not, both append when repeated', () => {
+  const o = parseFlags([
+    '--service-account-issuer=https://a.example',
+    '--service-account-issuer', 'https://b.example,still-one',
+    '--api-audiences=x,y',
+    '--api-audiences=z',
+    '--oidc-required-claim=hd=example.com',
+    '--oidc-required-claim', 'tier=a=b,c',
+  ]);
+  assert.deepEqual(o.serviceAccountIssuer, ['https://a.example', 'https://b.example,still-one']);
+  assert.deepEqual(o.apiAudiences, ['x', 'y', 'z']);
+  assert.deepEqual(o.oidcRequiredClaim, { hd: 'example.com', tier: 'a=b,c' });
+  // A list flag's first occurrence replaces its default.
+  assert.deepEqual(parseFlags([]).oidcSigningAlgs, ['RS256']);
+  assert.deepEqual(parseFlags(['--oidc-signing-algs=ES256', '--oidc-signing-algs=RS512']).oidcSigningAlgs, ['ES256', 'RS512']);
+  assert.throws(() => parseFlags(['--oidc-required-claim=novalue']), /key=value/);
+});
+
+test('authentication defaults are kube-apiserver 1.24\'s', () => {
+  const o = parseFlags([]);
+  assert.equal(o.anonymousAuth, true);
+  assert.equal(o.serviceAccountLookup, true);
+  assert.equal(o.enableBootstrapTokenAuth, false);
+  assert.equal(o.oidcUsernameClaim, 'sub');
+  assert.equal(o.authenticationTokenWebhookCacheTtl, 120_000);
+  assert.equal(o.authenticationTokenWebhookVersion, 'v1beta1');
+  assert.equal(parseFlags(['--anonymous-auth=false']).anonymousAuth, false);
+});

@@ -13,6 +13,47 @@ export interface ServerOptions {
   tlsPrivateKeyFile: string;
   certDir: string;
   tokenAuthFile: string;
+  // Authentication (kube-apiserver's BuiltInAuthenticationOptions flags).
+  anonymousAuth: boolean;
+  clientCaFile: string;
+  enableBootstrapTokenAuth: boolean;
+  serviceAccountIssuer: string[];
+  serviceAccountSigningKeyFile: string;
+  serviceAccountKeyFile: string[];
+  apiAudiences: string[];
+  serviceAccountLookup: boolean;
+  /** ms; 0: no maximum. */
+  serviceAccountMaxTokenExpiration: number;
+  serviceAccountExtendTokenExpiration: boolean;
+  serviceAccountJwksUri: string;
+  oidcIssuerUrl: string;
+  oidcClientId: string;
+  oidcCaFile: string;
+  oidcUsernameClaim: string;
+  oidcUsernamePrefix: string;
+  oidcGroupsClaim: string;
+  oidcGroupsPrefix: string;
+  oidcRequiredClaim: Record<string, string>;
+  oidcSigningAlgs: string[];
+  authenticationTokenWebhookConfigFile: string;
+  /** ms */
+  authenticationTokenWebhookCacheTtl: number;
+  authenticationTokenWebhookVersion: string;
+  requestheaderClientCaFile: string;
+  requestheaderAllowedNames: string[];
+  requestheaderUsernameHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+  // Authorization and admission.
+  authorizationMode: string[];
+  authorizationWebhookConfigFile: string;
+  authorizationWebhookVersion: string;
+  /** ms */
+  authorizationWebhookCacheAuthorizedTtl: number;
+  /** ms */
+  authorizationWebhookCacheUnauthorizedTtl: number;
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
   verbosity: number;
   dataDir: string;
   watchCache: boolean;
@@ -26,7 +67,12 @@ export interface ServerOptions {
   help: boolean;
 }
 
-type Kind = 'int' | 'string' | 'strings' | 'bool' | 'ip' | 'duration';
+/**
+ * pflag value kinds. `strings` is a StringSlice (comma-separated; repeating the flag appends),
+ * `stringArray` a StringArray (no comma splitting; repeating appends), `map` kube's
+ * MapStringStringNoSplit (`key=value`, repeating adds keys).
+ */
+type Kind = 'int' | 'string' | 'strings' | 'stringArray' | 'map' | 'bool' | 'ip' | 'duration';
 
 interface FlagSpec {
   name: string;
@@ -45,6 +91,41 @@ const SPECS: FlagSpec[] = [
   { name: 'tls-private-key-file', kind: 'string', key: 'tlsPrivateKeyFile', default: '', usage: 'File containing the default x509 private key matching --tls-cert-file.' },
   { name: 'cert-dir', kind: 'string', key: 'certDir', default: '', usage: 'The directory where the self-signed TLS certificates are (default <data-dir>/certs). Ignored if --tls-cert-file and --tls-private-key-file are provided.' },
   { name: 'token-auth-file', kind: 'string', key: 'tokenAuthFile', default: '', usage: 'If set, the file that will be used to secure the secure port of the API server via token authentication.' },
+  { name: 'anonymous-auth', kind: 'bool', key: 'anonymousAuth', default: 'true', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' },
+  { name: 'client-ca-file', kind: 'string', key: 'clientCaFile', default: '', usage: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.' },
+  { name: 'enable-bootstrap-token-auth', kind: 'bool', key: 'enableBootstrapTokenAuth', default: 'false', usage: "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication." },
+  { name: 'service-account-issuer', kind: 'stringArray', key: 'serviceAccountIssuer', default: '', usage: 'Identifier of the service account token issuer. Repeatable: the first signs, all are accepted. Default https://kubernetes.default.svc.cluster.local.' },
+  { name: 'service-account-signing-key-file', kind: 'string', key: 'serviceAccountSigningKeyFile', default: '', usage: 'Path to the file that contains the current private key of the service account token issuer. Default: a key generated in --data-dir.' },
+  { name: 'service-account-key-file', kind: 'stringArray', key: 'serviceAccountKeyFile', default: '', usage: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. Repeatable.' },
+  { name: 'api-audiences', kind: 'strings', key: 'apiAudiences', default: '', usage: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. Default: the first --service-account-issuer.' },
+  { name: 'service-account-lookup', kind: 'bool', key: 'serviceAccountLookup', default: 'true', usage: 'If true, validate ServiceAccount tokens exist in etcd as part of authentication.' },
+  { name: 'service-account-max-token-expiration', kind: 'duration', key: 'serviceAccountMaxTokenExpiration', default: '0s', usage: 'The maximum validity duration of a token created by the service account token issuer. 0: no maximum.' },
+  { name: 'service-account-extend-token-expiration', kind: 'bool', key: 'serviceAccountExtendTokenExpiration', default: 'true', usage: 'Turns on projected service account expiration extension during token generation.' },
+  { name: 'service-account-jwks-uri', kind: 'string', key: 'serviceAccountJwksUri', default: '', usage: "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. This flag is useful if the discovery doc and key set are served to relying parties from a URL other than the API server's external address." },
+  { name: 'oidc-issuer-url', kind: 'string', key: 'oidcIssuerUrl', default: '', usage: "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT)." },
+  { name: 'oidc-client-id', kind: 'string', key: 'oidcClientId', default: '', usage: 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.' },
+  { name: 'oidc-ca-file', kind: 'string', key: 'oidcCaFile', default: '', usage: "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used." },
+  { name: 'oidc-username-claim', kind: 'string', key: 'oidcUsernameClaim', default: 'sub', usage: 'The OpenID claim to use as the user name.' },
+  { name: 'oidc-username-prefix', kind: 'string', key: 'oidcUsernamePrefix', default: '', usage: "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'." },
+  { name: 'oidc-groups-claim', kind: 'string', key: 'oidcGroupsClaim', default: '', usage: 'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.' },
+  { name: 'oidc-groups-prefix', kind: 'string', key: 'oidcGroupsPrefix', default: '', usage: 'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.' },
+  { name: 'oidc-required-claim', kind: 'map', key: 'oidcRequiredClaim', default: '', usage: 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.' },
+  { name: 'oidc-signing-algs', kind: 'strings', key: 'oidcSigningAlgs', default: 'RS256', usage: "Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512." },
+  { name: 'authentication-token-webhook-config-file', kind: 'string', key: 'authenticationTokenWebhookConfigFile', default: '', usage: 'File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.' },
+  { name: 'authentication-token-webhook-cache-ttl', kind: 'duration', key: 'authenticationTokenWebhookCacheTtl', default: '2m', usage: 'The duration to cache responses from the webhook token authenticator.' },
+  { name: 'authentication-token-webhook-version', kind: 'string', key: 'authenticationTokenWebhookVersion', default: 'v1beta1', usage: 'The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.' },
+  { name: 'requestheader-client-ca-file', kind: 'string', key: 'requestheaderClientCaFile', default: '', usage: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers.' },
+  { name: 'requestheader-allowed-names', kind: 'strings', key: 'requestheaderAllowedNames', default: '', usage: 'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.' },
+  { name: 'requestheader-username-headers', kind: 'strings', key: 'requestheaderUsernameHeaders', default: '', usage: 'List of request headers to inspect for usernames. X-Remote-User is common.' },
+  { name: 'requestheader-group-headers', kind: 'strings', key: 'requestheaderGroupHeaders', default: '', usage: 'List of request headers to inspect for groups. X-Remote-Group is suggested.' },
+  { name: 'requestheader-extra-headers-prefix', kind: 'strings', key: 'requestheaderExtraHeadersPrefix', default: '', usage: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.' },
+  { name: 'authorization-mode', kind: 'strings', key: 'authorizationMode', default: 'RBAC', usage: 'Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,AlwaysDeny,RBAC,Webhook. (kube-apiserver defaults to AlwaysAllow; plinth is secure by default.)' },
+  { name: 'authorization-webhook-config-file', kind: 'string', key: 'authorizationWebhookConfigFile', default: '', usage: 'File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server\'s secure port.' },
+  { name: 'authorization-webhook-version', kind: 'string', key: 'authorizationWebhookVersion', default: 'v1beta1', usage: 'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.' },
+  { name: 'authorization-webhook-cache-authorized-ttl', kind: 'duration', key: 'authorizationWebhookCacheAuthorizedTtl', default: '5m', usage: "The duration to cache 'authorized' responses from the webhook authorizer." },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', kind: 'duration', key: 'authorizationWebhookCacheUnauthorizedTtl', default: '30s', usage: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
+  { name: 'enable-admission-plugins', kind: 'strings', key: 'enableAdmissionPlugins', default: '', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook).' },
+  { name: 'disable-admission-plugins', kind: 'strings', key: 'disableAdmissionPlugins', default: '', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
   { name: 'v', kind: 'int', key: 'verbosity', default: '0', usage: 'number for the log level verbosity' },
   { name: 'data-dir', kind: 'string', key: 'dataDir', default: './data', usage: 'Directory for the embedded etcd, generated certificates, the admin token and admin.kubeconfig.' },
   { name: 'watch-cache', kind: 'bool', key: 'watchCache', default: 'true', usage: 'Enable watch caching in the apiserver.' },
@@ -104,6 +185,13 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
       }
       return list;
     }
+    case 'stringArray':
+      return [raw];
+    case 'map': {
+      const eq = raw.indexOf('=');
+      if (eq <= 0) throw bad('must be formatted as key=value');
+      return { [raw.slice(0, eq)]: raw.slice(eq + 1) };
+    }
     case 'duration':
       try {
         return parseDuration(raw);
@@ -118,7 +206,9 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
 export function parseFlags(argv: string[]): ServerOptions {
   const byName = new Map(SPECS.map((s) => [s.name, s]));
   const opts = {} as Record<keyof ServerOptions, unknown>;
-  for (const s of SPECS) opts[s.key] = s.kind === 'strings' && s.default === '' ? [] : convert(s, s.default);
+  for (const s of SPECS) opts[s.key] = s.default === '' && (s.kind === 'strings' || s.kind === 'stringArray') ? [] : s.kind === 'map' ? {} : convert(s, s.default);
+  // pflag: the first occurrence of a list flag replaces its default, later ones append.
+  const seen = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('-') || arg === '-' || arg === '--') throw new FlagError(`unexpected argument "${arg}": plinth-apiserver takes flags only`);
@@ -136,17 +226,22 @@ export function parseFlags(argv: string[]): ServerOptions {
       value = next;
       i++;
     }
-    opts[spec.key] = convert(spec, value);
+    const converted = convert(spec, value);
+    if (spec.kind === 'strings' || spec.kind === 'stringArray') opts[spec.key] = seen.has(spec.name) ? [...(opts[spec.key] as string[]), ...(converted as string[])] : converted;
+    else if (spec.kind === 'map') opts[spec.key] = { ...(opts[spec.key] as Record<string, string>), ...(converted as Record<string, string>) };
+    else opts[spec.key] = converted;
+    seen.add(spec.name);
   }
   const o = opts as unknown as ServerOptions;
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.etcdCompactionInterval < 0) throw new FlagError('--etcd-compaction-interval must not be negative');
   if (o.maxRequestsInflight < 0 || o.maxMutatingRequestsInflight < 0) throw new FlagError('--max-requests-inflight and --max-mutating-requests-inflight must not be negative');
+  if (o.serviceAccountMaxTokenExpiration < 0) throw new FlagError('--service-account-max-token-expiration must not be negative');
   return o;
 }
 
 export function usage(): string {
   const lines = ['Usage: plinth-apiserver [flags]', '', 'Flags:'];
-  for (const s of SPECS) lines.push(`      --${s.name}${s.kind === 'bool' ? '' : ` ${s.kind}`}`.padEnd(44) + `${s.usage}${s.default ? ` (default ${s.kind === 'string' ? JSON.stringify(s.default) : s.default})` : ''}`);
+  for (const s of SPECS) lines.push(`      --${s.name}${s.kind === 'bool' ? '' : ` ${s.kind === 'map' ? 'key=value' : s.kind}`}`.padEnd(44) + `${s.usage}${s.default ? ` (default ${s.kind === 'string' ? JSON.stringify(s.default) : s.default})` : ''}`);
   return lines.join('\n');
 }

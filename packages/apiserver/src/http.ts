@@ -120,3 +120,21 @@ export function writeError(req: IncomingMessage, res: ServerResponse, e: unknown
   const fmt = format && format.table === undefined ? format : JSON_FORMAT;
   writeObject(req, res, queryOf(req), err.code, status, fmt);
 }
+
+const warningsSent = new WeakMap<ServerResponse, Set<string>>();
+
+/**
+ * Adds a `Warning: 299 - "<text>"` header (kube's warning recorder: each text once per response,
+ * surrounding space trimmed, control characters as spaces, `"` and `\` escaped). kubectl prints
+ * these as `Warning: <text>` on stderr. Dropped once the headers are out (a streaming watch).
+ */
+export function addWarning(res: ServerResponse, message: string): void {
+  // eslint-disable-next-line no-control-regex
+  const text = message.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, ' ').trim();
+  if (text === '' || res.headersSent) return;
+  let sent = warningsSent.get(res);
+  if (!sent) warningsSent.set(res, (sent = new Set()));
+  if (sent.has(text)) return;
+  sent.add(text);
+  res.appendHeader('Warning', `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`);
+}

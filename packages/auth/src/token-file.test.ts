@@ -23,13 +23,13 @@ test('token file errors name the line', () => {
 
 test('bearer tokens authenticate and gain system:authenticated', async () => {
   const auth = createUnionAuthenticator([createTokenAuthenticator({ tokens: parseTokenFile('secret,alice,u1,admins') })]);
-  const ok = await auth.authenticate({ headers: { authorization: 'Bearer secret' } });
+  const ok = await auth.authenticate({ headers: { authorization: 'Bearer secret' }, peerCertificates: [] });
   assert.equal(ok.kind, 'authenticated');
   assert.ok(ok.kind === 'authenticated');
   assert.deepEqual(ok.user.groups, ['admins', 'system:authenticated']);
   // A presented token nobody accepts is a failed credential (401), not an absent one.
-  assert.equal((await auth.authenticate({ headers: { authorization: 'Bearer nope' } })).kind, 'rejected');
-  assert.equal((await auth.authenticate({ headers: {} })).kind, 'no-opinion');
+  assert.equal((await auth.authenticate({ headers: { authorization: 'Bearer nope' }, peerCertificates: [] })).kind, 'rejected');
+  assert.equal((await auth.authenticate({ headers: {}, peerCertificates: [] })).kind, 'no-opinion');
   assert.equal(bearerToken({ headers: { authorization: 'Basic abc' } }), undefined);
 });
 

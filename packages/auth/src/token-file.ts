@@ -3,8 +3,10 @@
  * read once at start-up. A malformed file fails start-up with the line number.
  */
 import { readFileSync } from 'node:fs';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '@plinth/api';
 import { type Authenticator, bearerToken } from './authenticator.js';
+import type { AuthenticationMethod } from './config.js';
 
 /** Splits one CSV record (RFC 4180 quoting), as Go's encoding/csv reads the token file. */
 export function parseCsvLine(line: string): string[] {
@@ -64,21 +66,36 @@ export function parseTokenFile(text: string, source = 'token file'): Map<string,
   return users;
 }
 
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
 export interface TokenAuthenticatorOptions {
   /** token → user. */
   tokens: Map<string, UserInfo>;
 }
 
-/** Authenticates `Authorization: Bearer <token>` against a fixed token table. */
+/**
+ * Authenticates `Authorization: Bearer <token>` against a fixed token table. Tokens are kept and
+ * looked up by their SHA-256 digest, and the digests compared in constant time: neither the map
+ * lookup nor the comparison runs an early-exit compare of a secret against attacker input.
+ */
 export function createTokenAuthenticator(opts: TokenAuthenticatorOptions): Authenticator {
-  // A hash lookup: no early-exit string compare of the secret against attacker input.
-  const table = new Map<string, UserInfo>(opts.tokens);
+  const table = new Map<string, { digest: Buffer; user: UserInfo }>();
+  for (const [token, user] of opts.tokens) {
+    const digest = sha256(token);
+    table.set(digest.toString('hex'), { digest, user });
+  }
   return {
     authenticate(req) {
       const token = bearerToken(req);
       if (!token) return { kind: 'no-opinion' };
-      const user = table.get(token);
-      if (user) return { kind: 'authenticated', user: { ...user, groups: [...user.groups] } };
+      const digest = sha256(token);
+      const entry = table.get(digest.toString('hex'));
+      if (entry && timingSafeEqual(entry.digest, digest)) {
+        const user = entry.user;
+        return { kind: 'authenticated', user: { ...user, groups: [...user.groups], ...(user.extra ? { extra: { ...user.extra } } : {}) } };
+      }
       // A token was presented and is not ours: the union answers 401 unless another accepts it.
       return { kind: 'rejected', reason: 'invalid bearer token' };
     },
@@ -86,12 +103,28 @@ export function createTokenAuthenticator(opts: TokenAuthenticatorOptions): Authe
 }
 
 /** `--token-auth-file`: reads and validates the file now, so a bad file fails start-up. */
-export function createTokenFileAuthenticator(file: string): Authenticator {
+export function readTokenFile(file: string): Map<string, UserInfo> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new Error(`--token-auth-file: cannot read ${file}: ${(e as Error).message}`);
   }
-  return createTokenAuthenticator({ tokens: parseTokenFile(text, file) });
+  return parseTokenFile(text, file);
 }
+
+/** Registration: plinth's fixed tokens (the admin token) and `--token-auth-file`, as one table. */
+export const tokenFileMethod: AuthenticationMethod = {
+  name: 'token-file',
+  audienceAgnostic: true,
+  build(opts, deps) {
+    const tokens = new Map(deps.staticTokens);
+    if (opts.tokenFile) {
+      for (const [token, user] of readTokenFile(opts.tokenFile)) {
+        if (tokens.has(token)) throw new Error(`--token-auth-file: ${opts.tokenFile}: a token is plinth's own admin token`);
+        tokens.set(token, user);
+      }
+    }
+    return tokens.size > 0 ? createTokenAuthenticator({ tokens }) : undefined;
+  },
+};

@@ -33,7 +33,7 @@ describe('namespaces', () => {
     assert.equal(namespaces.namespaced, false);
     assert.deepEqual(namespaces.shortNames, ['ns']);
     assert.deepEqual(namespaces.verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
-    assert.deepEqual(namespaces.subresources, ['finalize', 'status']);
+    assert.deepEqual(namespaces.subresources.map((sub) => [sub.name, sub.verbs]), [['finalize', ['update']], ['status', ['get', 'patch', 'update']]]);
     assert.equal(namespaces.returnDeletedObject, true);
     assert.equal(namespaces.allowCreateOnUpdate, false);
     assert.equal(namespaces.nameValidator('a.b', false).length, 1); // DNS label, not subdomain

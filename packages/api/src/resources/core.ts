@@ -4,6 +4,7 @@
  * pkg/registry/core/{namespace,serviceaccount,secret}).
  */
 import { namespaceTable, serviceAccountTable, secretTable } from '../tables.js';
+import { tokenRequestKind } from './authentication.js';
 import type { ResourceDefinition, ResourceStrategy } from '../catalog.js';
 import { type FieldError, fieldErr } from '../field-errors.js';
 import { type Schema, s } from '../schema.js';
@@ -190,7 +191,11 @@ export const namespaces: ResourceDefinition = {
   categories: [],
   namespaced: false,
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-  subresources: ['finalize', 'status'],
+  storage: 'etcd',
+  subresources: [
+    { name: 'finalize', verbs: ['update'], strategy: namespaceFinalizeStrategy },
+    { name: 'status', verbs: ['get', 'patch', 'update'], strategy: namespaceStatusStrategy },
+  ],
   nameValidator: nameIsDNSLabel,
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
@@ -248,7 +253,9 @@ export const serviceaccounts: ResourceDefinition = {
   categories: [],
   namespaced: true,
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-  subresources: [],
+  storage: 'etcd',
+  // kube's TokenREST (pkg/registry/core/serviceaccount/storage/token.go).
+  subresources: [{ name: 'token', verbs: ['create'], kind: tokenRequestKind }],
   nameValidator: nameIsDNSSubdomain,
   allowCreateOnUpdate: false,
   returnDeletedObject: false,
@@ -434,6 +441,7 @@ export const secrets: ResourceDefinition = {
   categories: [],
   namespaced: true,
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  storage: 'etcd',
   subresources: [],
   nameValidator: nameIsDNSSubdomain,
   allowCreateOnUpdate: false,

@@ -17,9 +17,32 @@ function refs(schema: Schema, out: Set<string>): void {
 describe('builtinResources', () => {
   it('lists the resources in order and builds a catalog', () => {
     const all = builtinResources();
-    assert.deepEqual(all.map((d) => d.plural), ['namespaces', 'serviceaccounts', 'secrets', 'clusterroles', 'clusterrolebindings', 'roles', 'rolebindings']);
+    assert.deepEqual(all.map((d) => d.plural), [
+      'namespaces',
+      'serviceaccounts',
+      'secrets',
+      'selfsubjectreviews',
+      'tokenreviews',
+      'localsubjectaccessreviews',
+      'selfsubjectaccessreviews',
+      'selfsubjectrulesreviews',
+      'subjectaccessreviews',
+      'clusterroles',
+      'clusterrolebindings',
+      'roles',
+      'rolebindings',
+      'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
+    ]);
     const cat = new Catalog(all);
-    assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding')?.plural, 'rolebindings');
+    assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding'), cat.lookup('rbac.authorization.k8s.io', 'v1', 'rolebindings'));
+    // A sub-resource's own kind is a kind of the catalog too; it is no resource.
+    assert.equal(cat.lookupKind('authentication.k8s.io/v1', 'TokenRequest')?.kind, 'TokenRequest');
+    assert.equal(cat.lookup('authentication.k8s.io', 'v1', 'tokenrequests'), undefined);
+    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-2), ['ValidatingWebhookConfiguration', 'TokenRequest']);
+    // Only stored resources get stores and namespace cleanup.
+    assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['serviceaccounts', 'secrets', 'roles', 'rolebindings']);
   });
 
   it('references only known definitions', () => {

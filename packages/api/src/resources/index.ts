@@ -1,19 +1,64 @@
 /** The built-in resources plinth serves, and the shared schema definitions their schemas reference. */
 import type { ResourceDefinition } from '../catalog.js';
 import type { Schema } from '../schema.js';
+import { authenticationDefinitions, selfsubjectreviews, tokenreviews } from './authentication.js';
+import { authorizationDefinitions, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews } from './authorization.js';
 import { coreDefinitions, namespaces, secrets, serviceaccounts } from './core.js';
 import { clusterrolebindings, clusterroles, rbacDefinitions, rolebindings, roles } from './rbac.js';
+import { admissionregistrationDefinitions, mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration.js';
 
 export { namespaces, secrets, serviceaccounts, namespaceStatusStrategy, namespaceFinalizeStrategy } from './core.js';
 export { clusterrolebindings, clusterroles, rolebindings, roles, RBAC_GROUP } from './rbac.js';
+export {
+  ACCEPTED_ADMISSION_REVIEW_VERSIONS,
+  ADMISSIONREGISTRATION_GROUP,
+  mutatingwebhookconfigurations,
+  validatingwebhookconfigurations,
+} from './admissionregistration.js';
+export {
+  AUTHENTICATION_GROUP,
+  DEFAULT_TOKEN_EXPIRATION_SECONDS,
+  MAX_TOKEN_EXPIRATION_SECONDS,
+  MIN_TOKEN_EXPIRATION_SECONDS,
+  selfsubjectreviews,
+  tokenRequestKind,
+  tokenreviews,
+  validateTokenRequest,
+} from './authentication.js';
+export {
+  AUTHORIZATION_GROUP,
+  localsubjectaccessreviews,
+  selfsubjectaccessreviews,
+  selfsubjectrulesreviews,
+  subjectaccessreviews,
+  validateLocalSubjectAccessReview,
+  validateSelfSubjectAccessReview,
+  validateSubjectAccessReview,
+} from './authorization.js';
 
 /**
  * Shared definitions referenced by the built-in schemas (besides `metaDefinitions`): the decoder
  * resolves `$ref` names through one map built from both.
  */
-export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...rbacDefinitions };
+export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions };
 
-/** Every built-in resource, in registration (and discovery) order. */
+/** Every built-in resource, in registration (and discovery) order: groups as kube orders them. */
 export function builtinResources(): ResourceDefinition[] {
-  return [namespaces, serviceaccounts, secrets, clusterroles, clusterrolebindings, roles, rolebindings];
+  return [
+    namespaces,
+    serviceaccounts,
+    secrets,
+    selfsubjectreviews,
+    tokenreviews,
+    localsubjectaccessreviews,
+    selfsubjectaccessreviews,
+    selfsubjectrulesreviews,
+    subjectaccessreviews,
+    clusterroles,
+    clusterrolebindings,
+    roles,
+    rolebindings,
+    mutatingwebhookconfigurations,
+    validatingwebhookconfigurations,
+  ];
 }

@@ -332,6 +332,7 @@ function rbacResource(kind: string, plural: string, namespaced: boolean, schema:
     categories: [],
     namespaced,
     verbs: [...ALL_VERBS],
+    storage: 'etcd',
     subresources: [],
     nameValidator: nameIsPathSegment,
     allowCreateOnUpdate: true,

@@ -11,6 +11,11 @@ export interface InformerOptions {
   store: ResourceStore;
   scope: RequestScope;
   onObject(type: WatchEventType, obj: StoredObject): Promise<void> | void;
+  /**
+   * Called with everything each (re)list returns, instead of `onObject('ADDED')` per item — for
+   * caches that must also forget objects deleted while no watch was open.
+   */
+  onList?(items: StoredObject[]): Promise<void> | void;
   log: Logger;
   /** Relist period, so missed work is retried (ms). */
   resyncMs: number;
@@ -49,7 +54,8 @@ export function runInformer(opts: InformerOptions): Informer {
       try {
         const selector = opts.predicate ? { predicate: opts.predicate, hasSelector: true } : {};
         const list = await opts.store.list(opts.scope, selector);
-        for (const item of list.items) await handle('ADDED', item);
+        if (opts.onList) await opts.onList(list.items);
+        else for (const item of list.items) await handle('ADDED', item);
         const watcher = await opts.store.watch(opts.scope, { resourceVersion: list.metadata.resourceVersion ?? '', ...selector });
         stopWatch = () => watcher.stop();
         const resync = setTimeout(() => watcher.stop(), opts.resyncMs);

@@ -13,7 +13,18 @@ export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube
 const CONTROLLER_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
 
 export async function ensureSystemNamespaces(namespaces: ResourceStore): Promise<void> {
+  const exists = async (name: string): Promise<boolean> => {
+    try {
+      await namespaces.get({ user: CONTROLLER_USER, namespace: '' }, name);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  };
   for (const name of SYSTEM_NAMESPACES) {
+    // As kube's createNamespaceIfNeeded: an existing namespace is no write (and meets no admission).
+    if (await exists(name)) continue;
     try {
       await namespaces.create({ user: CONTROLLER_USER, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     } catch (e) {

@@ -3,8 +3,10 @@
  * (kube's DefaultBuildHandlerChain): recover → request info → authenticate → route.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tooManyRequests, unauthorized } from '@plinth/api';
-import type { Authenticator } from '@plinth/auth';
+import type { TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { forbidden, tooManyRequests, unauthorized } from '@plinth/api';
+import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, forbiddenMessage, type Attributes, type Authenticator, type Authorizer } from '@plinth/auth';
 import { setContext, contextOf, type Handler } from '../context.js';
 import { parseRequestInfo, splitRequestTarget } from '../request-info.js';
 import { writeError } from '../http.js';
@@ -33,25 +35,86 @@ export function withRequestInfo(next: Handler): Handler {
   };
 }
 
-/** The identity of a request that presented no credential (kube's anonymous authenticator). */
-const ANONYMOUS = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+/** The certificate chains TLS peers presented, parsed once per connection (keep-alive reuses it). */
+const peerChains = new WeakMap<object, readonly X509Certificate[]>();
+const NO_CERTIFICATES: readonly X509Certificate[] = Object.freeze([]);
+
+/** The client's certificate chain, leaf first, as presented (unverified); empty when none. */
+export function peerCertificates(req: IncomingMessage): readonly X509Certificate[] {
+  const socket = req.socket as TLSSocket;
+  if (typeof socket.getPeerCertificate !== 'function') return NO_CERTIFICATES;
+  const cached = peerChains.get(socket);
+  if (cached) return cached;
+  const chain: X509Certificate[] = [];
+  let cert = socket.getPeerCertificate(true);
+  const seen = new Set<unknown>();
+  // The chain links each certificate to its issuer; a self-signed root links to itself.
+  while (cert && cert.raw && !seen.has(cert)) {
+    seen.add(cert);
+    chain.push(new X509Certificate(cert.raw));
+    cert = cert.issuerCertificate;
+  }
+  const out = chain.length === 0 ? NO_CERTIFICATES : Object.freeze(chain);
+  peerChains.set(socket, out);
+  return out;
+}
 
 /**
- * Authenticates every request. A credential that is presented and not accepted is a 401, always.
- * A request with no credential at all is anonymous where `allowAnonymous` says so (until
- * authorization exists: only the public health and version paths), a 401 elsewhere.
+ * Authenticates every request (kube's WithAuthentication). A credential that is presented and not
+ * accepted is a 401, always. A request with no credential at all is `system:anonymous` in
+ * `system:unauthenticated` with --anonymous-auth (authorization then decides), a 401 without.
  */
-export function withAuthentication(next: Handler, authenticator: Authenticator, allowAnonymous: (req: IncomingMessage) => boolean): Handler {
+export function withAuthentication(next: Handler, authenticator: Authenticator, opts: { anonymous: boolean }): Handler {
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const result = await authenticator.authenticate({ headers: req.headers });
+    const result = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, peerCertificates: peerCertificates(req) });
     if (result.kind === 'authenticated') {
       // Credentials stop here: nothing below sees the Authorization header.
       delete req.headers['authorization'];
       contextOf(req).user = result.user;
-    } else if (result.kind === 'no-opinion' && allowAnonymous(req)) {
-      contextOf(req).user = { ...ANONYMOUS, groups: [...ANONYMOUS.groups] };
+    } else if (result.kind === 'no-opinion' && opts.anonymous) {
+      contextOf(req).user = { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
     } else {
       throw unauthorized();
+    }
+    await next(req, res);
+  };
+}
+
+/** The authorizer's view of a request. */
+export function attributesOf(req: IncomingMessage): Attributes {
+  const { info, user } = contextOf(req);
+  return {
+    user: user!,
+    verb: info.verb,
+    isResourceRequest: info.isResourceRequest,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    namespace: info.namespace,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+  };
+}
+
+/**
+ * kube's WithAuthorization: a request not allowed is a 403 Forbidden naming the user and the
+ * action (and the authorizers' reasons), or a 500 when an authorizer failed.
+ */
+export function withAuthorization(next: Handler, authorizer: Authorizer): Handler {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const attrs = attributesOf(req);
+    const decision = await authorizer.authorize(attrs);
+    // An authorizer that failed (and no other allowed): kube's responsewriters.InternalError, plain text.
+    if (decision.decision !== 'allow' && decision.error) {
+      const text = `Internal Server Error: ${JSON.stringify(req.url ?? '')}: ${decision.error}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+      res.end(`${text}\n`);
+      return;
+    }
+    if (decision.decision !== 'allow') {
+      const msg = forbiddenMessage(attrs);
+      throw forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, decision.reason ? `${msg}: ${decision.reason}` : msg);
     }
     await next(req, res);
   };

@@ -1,12 +1,18 @@
 /** Reading and decoding a request body for the endpoint's kind. */
-import type { StoredObject } from '@plinth/api';
+import type { IncomingMessage } from 'node:http';
+import type { Catalog, KindDefinition, StoredObject } from '@plinth/api';
 import { bodyEncoding } from '../negotiation.js';
 import { parseBody, readBody } from '../http.js';
 import { decodeInto } from '../registry/codec.js';
 import type { ResourceRequest } from './scope.js';
 
-export async function readObject(r: ResourceRequest): Promise<StoredObject> {
-  const encoding = bodyEncoding(r.req.headers['content-type']);
-  const raw = parseBody(await readBody(r.req), encoding);
-  return decodeInto(r.def, r.catalog, raw);
+/** The body (JSON, YAML or Protobuf by Content-Type) decoded into `kind`, defaults applied. */
+export async function readKind(req: IncomingMessage, kind: KindDefinition, catalog: Catalog): Promise<StoredObject> {
+  const encoding = bodyEncoding(req.headers['content-type']);
+  const raw = parseBody(await readBody(req), encoding);
+  return decodeInto(kind, catalog, raw);
+}
+
+export function readObject(r: ResourceRequest): Promise<StoredObject> {
+  return readKind(r.req, r.def, r.catalog);
 }

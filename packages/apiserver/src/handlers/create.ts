@@ -10,6 +10,6 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
   const obj = await readObject(r);
-  const out = await r.store.create(r.scope, obj, { dryRun, manager });
+  const out = await r.store.create(r.scope, obj, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined });
   writeObject(r.req, r.res, r.query, 201, out, format);
 }

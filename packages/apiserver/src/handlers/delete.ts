@@ -59,6 +59,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const { result } = await r.store.delete(r.scope, r.info.name, {
     dryRun: opts.dryRun,
     ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+    propagationPolicy: opts.propagationPolicy,
   });
   writeObject(r.req, r.res, r.query, 200, result, format);
 }
@@ -67,6 +68,6 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const opts = await readDeleteOptions(r);
   const listOpts = parseListOptions(r.def, r.query, false);
-  await r.store.deleteCollection(r.scope, listOpts, { dryRun: opts.dryRun });
+  await r.store.deleteCollection(r.scope, listOpts, { dryRun: opts.dryRun, propagationPolicy: opts.propagationPolicy });
   writeObject(r.req, r.res, r.query, 200, successStatus(), format);
 }

@@ -126,6 +126,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
       },
     };
   }
-  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager });
+  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined });
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }

@@ -1,24 +1,27 @@
 /**
  * Routes a resource request (RequestInfo says which) to its verb handler, after resolving the
- * resource in the catalog: unknown resource → 404, verb not served → 405.
+ * resource in the catalog: unknown resource → 404, verb not served → 405. A resource that is not
+ * stored, and a sub-resource of its own kind, has one route: POST (handlers/create-only.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   badRequest,
+  isStored,
   methodNotSupported,
   nameIsPathSegment,
-  namespaceFinalizeStrategy,
-  namespaceStatusStrategy,
   pathNotFound,
   type Catalog,
   type ResourceDefinition,
-  type ResourceStrategy,
+  type UserInfo,
   type Verb,
 } from '@plinth/api';
+import type { AdmissionChain } from '@plinth/admission';
 import { contextOf, type Handler } from '../context.js';
 import type { ResourceStore } from '../registry/store.js';
+import type { CreateOnlyStorages } from '../registry/create-only.js';
+import type { RequestInfo } from '../request-info.js';
 import { negotiate } from '../negotiation.js';
-import { writeObject } from '../http.js';
+import { addWarning, writeObject } from '../http.js';
 import type { ResourceRequest } from './scope.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
@@ -28,21 +31,32 @@ import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handlePatch } from './patch.js';
 import { parseDryRun, resourceVersionParam } from './options.js';
 import { readObject } from './body.js';
+import { handleCreateOnly, isLegacyWatchPath } from './create-only.js';
 
 /** The verbs this server's handlers implement; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export interface ResourceHandlerDeps {
   catalog: Catalog;
+  /** The registry store of every stored resource. */
   stores: ReadonlyMap<ResourceDefinition, ResourceStore>;
+  /** What answers every resource that is not stored and every sub-resource of its own kind. */
+  createOnly: CreateOnlyStorages;
+  admission: AdmissionChain;
 }
 
-/** Sub-resources served, with the strategy their updates use. */
-const SUBRESOURCE_STRATEGIES: Record<string, Record<string, ResourceStrategy>> = {
-  namespaces: { status: namespaceStatusStrategy, finalize: namespaceFinalizeStrategy },
-};
+/** Every catalog entry has what serves it; a gap is a start-up error, not a 500 later. */
+function checkServed(deps: ResourceHandlerDeps): void {
+  for (const def of deps.catalog.all()) {
+    if (isStored(def) ? !deps.stores.has(def) : !deps.createOnly.has(def)) throw new Error(`nothing serves ${def.plural}.${def.group}`);
+    for (const sub of def.subresources) {
+      if (sub.kind && !deps.createOnly.has(sub)) throw new Error(`nothing serves ${def.plural}/${sub.name}.${def.group}`);
+    }
+  }
+}
 
 export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
+  checkServed(deps);
   return async (req: IncomingMessage, res: ServerResponse) => {
     const { info, query, user } = contextOf(req);
     if (info.hasEmptySegment) throw pathNotFound();
@@ -53,6 +67,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       const problems = nameIsPathSegment(value, false).filter((m) => !m.startsWith('must be no more'));
       if (value && problems.length > 0) throw badRequest(`invalid ${what} ${JSON.stringify(value)}: [${problems.join(', ')}]`);
     }
+    if (!isStored(def)) return serveCreateOnlyResource(req, res, def, deps, user!);
     const store = deps.stores.get(def)!;
     const r: ResourceRequest = {
       req,
@@ -62,10 +77,10 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       def,
       store,
       catalog: deps.catalog,
-      scope: { user: user!, namespace: def.namespaced ? info.namespace : '' },
+      scope: { user: user!, namespace: def.namespaced ? info.namespace : '', warn: (m) => addWarning(res, m) },
     };
     if (info.subresource) {
-      await serveSubresource(r);
+      await serveSubresource(r, deps);
       return;
     }
     const verb = info.verb as Verb;
@@ -103,12 +118,62 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
   };
 }
 
-/** GET and PUT of a sub-resource with its own update strategy (namespaces/status, namespaces/finalize). */
-async function serveSubresource(r: ResourceRequest): Promise<void> {
-  const strategy = SUBRESOURCE_STRATEGIES[r.def.plural]?.[r.info.subresource];
-  if (!strategy || r.info.parts.length > 3) throw pathNotFound();
+/** A resource that is not stored: POST to its collection, and no other route. */
+async function serveCreateOnlyResource(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, deps: ResourceHandlerDeps, user: UserInfo): Promise<void> {
+  const { info, query } = contextOf(req);
+  if (info.name || info.subresource || !scopeMatches(def, info) || isLegacyWatchPath(info)) throw pathNotFound();
+  if (info.verb !== 'create') throw methodNotSupported(undefined, info.verb);
+  await handleCreateOnly({
+    req,
+    res,
+    query,
+    catalog: deps.catalog,
+    resource: def,
+    subresource: '',
+    kind: def,
+    storage: deps.createOnly.get(def)!,
+    admission: deps.admission,
+    user,
+    namespace: def.namespaced ? info.namespace : '',
+    name: '',
+  });
+}
+
+/** A namespaced resource is addressed in a namespace, a cluster-scoped one outside any. */
+function scopeMatches(def: ResourceDefinition, info: RequestInfo): boolean {
+  return def.namespaced ? info.namespace !== '' : info.namespace === '';
+}
+
+/**
+ * A sub-resource: POST of one with its own kind (serviceaccounts/token), or GET and PUT of one
+ * with its own update strategy (namespaces/status, namespaces/finalize).
+ */
+async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): Promise<void> {
+  const sub = r.def.subresources.find((s) => s.name === r.info.subresource);
+  if (!sub || r.info.parts.length > 3) throw pathNotFound();
+  if (sub.kind) {
+    if (!scopeMatches(r.def, r.info) || isLegacyWatchPath(r.info)) throw pathNotFound();
+    if (r.info.verb !== 'create' || !sub.verbs.includes('create')) throw methodNotSupported(undefined, r.info.verb);
+    await handleCreateOnly({
+      req: r.req,
+      res: r.res,
+      query: r.query,
+      catalog: r.catalog,
+      resource: r.def,
+      subresource: sub.name,
+      kind: sub.kind,
+      storage: deps.createOnly.get(sub)!,
+      admission: deps.admission,
+      user: r.scope.user,
+      namespace: r.scope.namespace,
+      name: r.info.name,
+    });
+    return;
+  }
+  const strategy = sub.strategy;
+  if (!strategy) throw pathNotFound();
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
-  if (r.info.verb === 'get' && r.info.subresource === 'status') {
+  if (r.info.verb === 'get' && sub.verbs.includes('get')) {
     writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, resourceVersionParam(r.query)), format);
     return;
   }

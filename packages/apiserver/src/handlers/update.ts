@@ -13,7 +13,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const obj = await readObject(r);
   checkName(r, obj.metadata.name, obj.metadata.namespace);
   obj.metadata.name = r.info.name;
-  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager });
+  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined });
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }
 

@@ -1,12 +1,12 @@
 /**
  * The schema definitions of the OpenAPI documents, built from the catalog: every served kind and
- * its list (with `x-kubernetes-group-version-kind`), the shared definitions their schemas reference
+ * the list of every stored one (with `x-kubernetes-group-version-kind`), the shared definitions their schemas reference
  * under kube's qualified names, nested struct types hoisted to their own definitions
  * (`io.k8s.api.core.v1.NamespaceSpec`), and the meta/v1 types every API uses (ListMeta, Time,
  * Status, DeleteOptions, WatchEvent, Patch …). Refs are written in Swagger 2.0 form
  * (`#/definitions/<name>`); v3.ts rewrites them.
  */
-import type { Catalog, ResourceDefinition, Schema } from '@plinth/api';
+import { isStored, type Catalog, type KindDefinition, type ResourceDefinition, type Schema } from '@plinth/api';
 import { fullSchemaOf } from '../registry/codec.js';
 import { DefinitionNames, META_PKG, goTypeName, kindName, listKindName, packageOf, type JSONObject, type JSONValue } from './names.js';
 
@@ -181,7 +181,7 @@ function metaExtras(gvs: Array<{ group: string; version: string }>): Record<stri
   };
 }
 
-function kindDefinition(def: ResourceDefinition, conv: Converter): JSONObject {
+function kindDefinition(def: KindDefinition, conv: Converter): JSONObject {
   const pkg = packageOf(def.group, def.version);
   const out = conv.convert(fullSchemaOf(def), pkg, '', true);
   const props = out['properties'] as JSONObject;
@@ -219,9 +219,10 @@ export function buildDefinitions(catalog: Catalog): Map<string, JSONObject> {
   const gvs: Array<{ group: string; version: string }> = [];
   for (const def of catalog.all()) {
     if (!gvs.some((g) => g.group === def.group && g.version === def.version)) gvs.push({ group: def.group, version: def.version });
-    defs.set(kindName(def), kindDefinition(def, conv));
-    defs.set(listKindName(def), listDefinition(def));
+    // What is not stored is never listed: kube has no TokenReviewList.
+    if (isStored(def)) defs.set(listKindName(def), listDefinition(def));
   }
+  for (const kind of catalog.kinds()) defs.set(kindName(kind), kindDefinition(kind, conv));
   for (const [k, v] of Object.entries(metaExtras(gvs))) defs.set(k, v);
   return new Map([...defs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

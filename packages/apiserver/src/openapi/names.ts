@@ -54,7 +54,7 @@ export function goTypeName(schema: Schema): string | undefined {
 /**
  * Maps the catalog's shared `$ref` names (`ObjectMeta`, `Subject`, `NamespaceCondition`) to kube's
  * qualified definition names. meta/v1 types are known; every other shared definition belongs to
- * the package of the first resource (in catalog order) whose schema reaches it.
+ * the package of the first kind (in catalog order) whose schema reaches it.
  */
 export class DefinitionNames {
   readonly #qualified = new Map<string, string>();
@@ -75,7 +75,7 @@ export class DefinitionNames {
       visit(sch.items, pkg, seen);
       visit(sch.additionalProperties, pkg, seen);
     };
-    for (const def of catalog.all()) visit(def.schema, packageOf(def.group, def.version), new Set());
+    for (const kind of catalog.kinds()) visit(kind.schema, packageOf(kind.group, kind.version), new Set());
     // Shared definitions no resource reaches: meta/v1 when listed there, else core/v1.
     for (const name of shared.keys()) {
       if (!this.#qualified.has(name)) this.#qualified.set(name, `${name in metaDefinitions ? META_PKG : packageOf('', 'v1')}.${name}`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Catalog, builtinResources, type Verb } from '@plinth/api';
+import { Catalog, builtinResources, isStored, type Verb } from '@plinth/api';
 import { buildSwagger } from './v2.js';
 import { buildV3, V3_REF_PREFIX } from './v3.js';
 import { refsIn, V2_REF_PREFIX } from './definitions.js';
@@ -32,14 +32,22 @@ test('names: group-version camel case and tags as kube writes them', () => {
   assert.equal(tagOf('rbac.authorization.k8s.io', 'v1'), 'rbacAuthorization_v1');
 });
 
-test('v2: every served kind and list has a definition with its group-version-kind', () => {
-  for (const def of catalog.all()) {
-    for (const [name, kind] of [[kindName(def), def.kind], [listKindName(def), def.listKind]] as const) {
-      const d = obj(definitions[name]);
-      assert.deepEqual(d['x-kubernetes-group-version-kind'], [{ group: def.group, kind, version: def.version }], name);
-      assert.equal(d['type'], 'object');
-    }
+test('v2: every served kind and the list of every stored one has a definition with its group-version-kind', () => {
+  for (const kind of catalog.kinds()) {
+    const d = obj(definitions[kindName(kind)]);
+    assert.deepEqual(d['x-kubernetes-group-version-kind'], [{ group: kind.group, kind: kind.kind, version: kind.version }], kind.kind);
+    assert.equal(d['type'], 'object');
   }
+  for (const def of catalog.all()) {
+    if (!isStored(def)) {
+      // Reviews are never listed: kube has no TokenReviewList.
+      assert.equal(definitions[`${kindName(def)}List`], undefined);
+      continue;
+    }
+    const d = obj(definitions[listKindName(def)]);
+    assert.deepEqual(d['x-kubernetes-group-version-kind'], [{ group: def.group, kind: def.listKind, version: def.version }], def.listKind);
+  }
+  assert.ok(definitions['io.k8s.api.authentication.v1.TokenRequest']);
   assert.ok(definitions['io.k8s.api.core.v1.ServiceAccount']);
   assert.ok(definitions['io.k8s.api.rbac.v1.ClusterRoleBinding']);
   assert.ok(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
@@ -145,7 +153,7 @@ test('v2: the verbs option limits the published operations; fieldValidation is n
 
 test('v3: one document per served group-version; refs wrapped and resolvable', () => {
   const { groupVersions } = buildV3(catalog);
-  assert.deepEqual([...groupVersions.keys()], ['api/v1', 'apis/rbac.authorization.k8s.io/v1']);
+  assert.deepEqual([...groupVersions.keys()], ['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/rbac.authorization.k8s.io/v1']);
   for (const [gv, doc] of groupVersions) {
     assert.equal(doc['openapi'], '3.0.0');
     const schemas = obj(obj(doc['components'])['schemas']);
@@ -167,4 +175,49 @@ test('v3: one document per served group-version; refs wrapped and resolvable', (
   const post = obj(obj(obj(rbac['paths'])['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings'])['post']);
   assert.deepEqual(obj(obj(obj(post['requestBody'])['content'])['*/*'])['schema'], { $ref: '#/components/schemas/io.k8s.api.rbac.v1.ClusterRoleBinding' });
   assert.equal(obj(rbac['components'])['schemas'] !== undefined && obj(obj(rbac['components'])['schemas'])['io.k8s.api.core.v1.ServiceAccount'], undefined);
+});
+
+test('create-only paths: the review resources and serviceaccounts/token, as kube publishes them', () => {
+  const names = (ps: JSONValue | undefined): JSONValue[] => (ps as JSONObject[]).map((p) => p['name']!);
+  const token = obj(paths['/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token']);
+  assert.deepEqual(Object.keys(token).sort(), ['parameters', 'post']);
+  // The one operation's shared parameters sit on the path; the body stays on the operation.
+  assert.deepEqual(names(token['parameters']), ['dryRun', 'fieldManager', 'name', 'namespace', 'pretty']);
+  assert.equal((token['parameters'] as JSONObject[])[2]!['description'], 'name of the TokenRequest');
+  const post = obj(token['post']);
+  assert.equal(post['operationId'], 'createCoreV1NamespacedServiceAccountToken');
+  assert.equal(post['description'], 'create token of a ServiceAccount');
+  assert.deepEqual(post['tags'], ['core_v1']);
+  assert.deepEqual(post['x-kubernetes-group-version-kind'], { group: 'authentication.k8s.io', kind: 'TokenRequest', version: 'v1' });
+  assert.deepEqual(names(post['parameters']), ['body']);
+  assert.deepEqual(obj((post['parameters'] as JSONObject[])[0])['schema'], { $ref: '#/definitions/io.k8s.api.authentication.v1.TokenRequest' });
+  assert.deepEqual(Object.keys(obj(post['responses'])), ['200', '201', '202', '401']);
+
+  for (const [plural, kind] of [['tokenreviews', 'TokenReview'], ['selfsubjectreviews', 'SelfSubjectReview']] as const) {
+    const p = obj(paths[`/apis/authentication.k8s.io/v1/${plural}`]);
+    assert.deepEqual(Object.keys(p).sort(), ['parameters', 'post'], plural);
+    assert.deepEqual(names(p['parameters']), ['dryRun', 'fieldManager', 'pretty']);
+    assert.equal(obj(p['post'])['operationId'], `createAuthenticationV1${kind}`);
+    assert.deepEqual(obj(p['post'])['tags'], ['authentication_v1']);
+    // Nothing else: no item, list, watch or namespaced path.
+    assert.deepEqual(Object.keys(paths).filter((k) => k.includes(`/${plural}`)), [`/apis/authentication.k8s.io/v1/${plural}`]);
+  }
+  const review = obj(definitions['io.k8s.api.authentication.v1.TokenReview']);
+  assert.deepEqual(review['required'], ['spec']);
+  assert.equal(obj(obj(review['properties'])['status'])['$ref'], '#/definitions/io.k8s.api.authentication.v1.TokenReviewStatus');
+  const status = obj(obj(definitions['io.k8s.api.authentication.v1.TokenReviewStatus'])['properties']);
+  assert.equal(obj(status['user'])['$ref'], '#/definitions/io.k8s.api.authentication.v1.UserInfo');
+  const user = obj(obj(definitions['io.k8s.api.authentication.v1.UserInfo'])['properties']);
+  assert.deepEqual(obj(user['extra'])['additionalProperties'], { items: { type: 'string' }, type: 'array' });
+  const spec = obj(definitions['io.k8s.api.authentication.v1.TokenRequestSpec']);
+  assert.deepEqual(spec['required'], ['audiences']);
+  assert.equal(obj(obj(spec['properties'])['boundObjectRef'])['$ref'], '#/definitions/io.k8s.api.authentication.v1.BoundObjectReference');
+  assert.deepEqual(obj(obj(spec['properties'])['expirationSeconds']), { description: obj(obj(spec['properties'])['expirationSeconds'])['description']!, format: 'int64', type: 'integer' });
+  const tokenStatus = obj(obj(definitions['io.k8s.api.authentication.v1.TokenRequestStatus'])['properties']);
+  assert.equal(obj(tokenStatus['expirationTimestamp'])['$ref'], '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Time');
+  // DeleteOptions is registered in every served group-version, as kube's scheme does.
+  assert.ok((obj(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions'])['x-kubernetes-group-version-kind'] as JSONObject[]).some((g) => g['group'] === 'authentication.k8s.io'));
+  // The api/v1 document carries the TokenRequest schemas its token path reaches.
+  const core = obj(obj(buildV3(catalog).groupVersions.get('api/v1')!['components'])['schemas']);
+  assert.ok(core['io.k8s.api.authentication.v1.TokenRequest'] && core['io.k8s.api.authentication.v1.BoundObjectReference']);
 });

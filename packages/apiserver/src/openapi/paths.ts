@@ -73,8 +73,19 @@ const STREAM_MEDIA = [...OBJECT_MEDIA, 'application/json;stream=watch', 'applica
 const PATCH_MEDIA = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 const UNAUTHORIZED: [string, string, undefined] = ['401', 'Unauthorized', undefined];
 
+/**
+ * A path whose one operation is a create (a review resource, serviceaccounts/token). kube-openapi
+ * moves the parameters every operation of a path shares, all but the body, up to the path; for a
+ * lone create that is dryRun, fieldManager and pretty.
+ */
+function createOnlyPath(path: string, gvPath: string, params: Param[], create: Operation): PathEntry {
+  const shared = create.params.filter((p) => p.in !== 'body');
+  return { path, gvPath, params: [...params, ...shared].sort(byName), ops: [{ ...create, params: create.params.filter((p) => p.in === 'body') }] };
+}
+
 /** The path entries of one resource (main resource, sub-resources and watch paths). */
-function resourcePaths(def: ResourceDefinition, verbs: (v: Verb) => boolean): PathEntry[] {
+function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): PathEntry[] {
+  const verbs = (v: Verb): boolean => def.verbs.includes(v) && served(v);
   const gvPath = gvPrefix(def.group, def.version).slice(1);
   const base = `/${gvPath}`;
   const gv = gvCamel(def.group, def.version);
@@ -83,13 +94,13 @@ function resourcePaths(def: ResourceDefinition, verbs: (v: Verb) => boolean): Pa
   const gvk: GVK = { group: def.group, version: def.version, kind };
   const kindRef = kindName(def);
   const tag = tagOf(def.group, def.version);
-  const op = (method: Method, action: Operation['action'], operationId: string, description: string, params: Param[], responses: Operation['responses'], produces = OBJECT_MEDIA): Operation => ({
+  const op = (method: Method, action: Operation['action'], operationId: string, description: string, params: Param[], responses: Operation['responses'], produces = OBJECT_MEDIA, opGVK = gvk): Operation => ({
     method,
     operationId,
     description,
     tag,
     action,
-    gvk,
+    gvk: opGVK,
     consumes: method === 'patch' ? PATCH_MEDIA : ['*/*'],
     produces,
     params,
@@ -114,7 +125,8 @@ function resourcePaths(def: ResourceDefinition, verbs: (v: Verb) => boolean): Pa
     const r: Operation['responses'] = [['200', 'OK', kindRef], ['201', 'Created', kindRef], ['202', 'Accepted', kindRef]];
     collOps.push(op('post', 'post', `create${gv}${ns}${kind}`, `create a ${kind}`, [body(kindRef), P.dryRun, P.fieldManager], r));
   }
-  if (collOps.length) out.push({ path: collection, gvPath, params: [...scope, P.pretty], ops: collOps });
+  if (collOps.length === 1 && collOps[0]!.action === 'post') out.push(createOnlyPath(collection, gvPath, [...scope, P.pretty], collOps[0]!));
+  else if (collOps.length) out.push({ path: collection, gvPath, params: [...scope, P.pretty], ops: collOps });
 
   const itemOps: Operation[] = [];
   if (verbs('delete')) {
@@ -132,20 +144,36 @@ function resourcePaths(def: ResourceDefinition, verbs: (v: Verb) => boolean): Pa
   }
   if (itemOps.length) out.push({ path: item, gvPath, params: [nameParam(), ...scope, P.pretty].sort(byName), ops: itemOps });
 
-  for (const sub of [...def.subresources].sort()) {
-    const Sub = sub[0]!.toUpperCase() + sub.slice(1);
+  for (const sub of [...def.subresources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const name = sub.name;
+    const Sub = name[0]!.toUpperCase() + name.slice(1);
+    const subVerb = (v: Verb): boolean => sub.verbs.includes(v) && served(v);
+    const subPath = `${item}/${name}`;
+    if (sub.kind) {
+      // A create with a kind of its own: body and answer are that kind (serviceaccounts/token).
+      if (!subVerb('create')) continue;
+      const subKind = sub.kind;
+      const subRef = kindName(subKind);
+      const r: Operation['responses'] = [['200', 'OK', subRef], ['201', 'Created', subRef], ['202', 'Accepted', subRef]];
+      const create = op('post', 'post', `create${gv}${ns}${kind}${Sub}`, `create ${name} of a ${kind}`, [body(subRef), P.dryRun, P.fieldManager], r, OBJECT_MEDIA, {
+        group: subKind.group,
+        version: subKind.version,
+        kind: subKind.kind,
+      });
+      out.push(createOnlyPath(subPath, gvPath, [nameParam(subKind.kind), ...scope, P.pretty], create));
+      continue;
+    }
     const subOps: Operation[] = [];
-    // kube serves get/patch/put on status, only put on finalize.
-    if (sub === 'status' && verbs('get')) subOps.push(op('get', 'get', `read${gv}${ns}${kind}${Sub}`, `read ${sub} of the specified ${kind}`, [], [['200', 'OK', kindRef]]));
-    if (sub === 'status' && verbs('patch')) {
+    if (subVerb('get')) subOps.push(op('get', 'get', `read${gv}${ns}${kind}${Sub}`, `read ${name} of the specified ${kind}`, [], [['200', 'OK', kindRef]]));
+    if (subVerb('patch')) {
       const params = [body(PATCH), P.dryRun, P.fieldManager, P.force];
-      subOps.push(op('patch', 'patch', `patch${gv}${ns}${kind}${Sub}`, `partially update ${sub} of the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
+      subOps.push(op('patch', 'patch', `patch${gv}${ns}${kind}${Sub}`, `partially update ${name} of the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
     }
-    if (verbs('update')) {
+    if (subVerb('update')) {
       const params = [body(kindRef), P.dryRun, P.fieldManager];
-      subOps.push(op('put', 'put', `replace${gv}${ns}${kind}${Sub}`, `replace ${sub} of the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
+      subOps.push(op('put', 'put', `replace${gv}${ns}${kind}${Sub}`, `replace ${name} of the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
     }
-    if (subOps.length) out.push({ path: `${item}/${sub}`, gvPath, params: [nameParam(), ...scope, P.pretty].sort(byName), ops: subOps });
+    if (subOps.length) out.push({ path: subPath, gvPath, params: [nameParam(), ...scope, P.pretty].sort(byName), ops: subOps });
   }
 
   if (verbs('list') && def.namespaced) {
@@ -173,6 +201,6 @@ function resourcePaths(def: ResourceDefinition, verbs: (v: Verb) => boolean): Pa
  */
 export function buildPaths(catalog: Catalog, served?: ReadonlySet<Verb>): PathEntry[] {
   const out: PathEntry[] = [];
-  for (const def of catalog.all()) out.push(...resourcePaths(def, (v) => def.verbs.includes(v) && (!served || served.has(v))));
+  for (const def of catalog.all()) out.push(...resourcePaths(def, (v) => !served || served.has(v)));
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

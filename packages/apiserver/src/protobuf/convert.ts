@@ -4,12 +4,13 @@
  * generated.proto equal the Go json names, so a JSON key maps to the field of the same name.
  *
  * Message types whose JSON form is not "an object with the same fields" are handled by type
- * name in SPECIAL (metav1.Time, MicroTime, FieldsV1, Verbs, runtime.RawExtension); Go facts the
- * .proto cannot express (pointer scalars, non-omitempty fields) come from semantics.ts.
+ * name in SPECIAL (metav1.Time, MicroTime, FieldsV1, Verbs, runtime.RawExtension, authentication
+ * ExtraValue); Go facts the .proto cannot express (pointer scalars, non-omitempty fields) come
+ * from semantics.ts.
  */
 import protobuf from "protobufjs";
 import { ProtobufDecodeError, ProtobufEncodeError } from "./errors.js";
-import { ALWAYS_EMIT, META_V1, POINTER_SCALARS } from "./semantics.js";
+import { ALWAYS_EMIT, EMBEDDED, META_V1, POINTER_SCALARS } from "./semantics.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -104,6 +105,16 @@ const SPECIAL: Readonly<Record<string, SpecialType>> = {
     toProto: (value) => ({ items: Array.isArray(value) ? value.map((x) => String(x)) : [] }),
     fromProto: (v) => (Array.isArray(v["items"]) ? [...(v["items"] as unknown[])] : []),
   },
+  // authentication/v1 ExtraValue (UserInfo.extra's values): a []string in Go/JSON, a message on the wire.
+  [".k8s.io.api.authentication.v1.ExtraValue"]: {
+    toProto: (value) => ({ items: Array.isArray(value) ? value.map((x) => String(x)) : [] }),
+    fromProto: (v) => (Array.isArray(v["items"]) ? [...(v["items"] as unknown[])] : []),
+  },
+  // authorization/v1 ExtraValue (SubjectAccessReviewSpec.extra's values), the same.
+  [".k8s.io.api.authorization.v1.ExtraValue"]: {
+    toProto: (value) => ({ items: Array.isArray(value) ? value.map((x) => String(x)) : [] }),
+    fromProto: (v) => (Array.isArray(v["items"]) ? [...(v["items"] as unknown[])] : []),
+  },
   // runtime.RawExtension: the JSON form is the embedded object. On encode raw holds its JSON
   // bytes (as kube does when converting an embedded Object); on decode raw may hold JSON or a
   // full protobuf envelope (watch events, which kube encodes with the protobuf serializer).
@@ -150,6 +161,11 @@ function valueToProto(field: protobuf.Field, value: unknown, path: string): unkn
 export function jsonToProtoObject(type: protobuf.Type, json: JsonObject, path = ""): JsonObject {
   const out: JsonObject = {};
   for (const field of type.fieldsArray) {
+    const mt = messageType(field);
+    if (mt !== undefined && EMBEDDED.has(qualified(type, field))) {
+      out[field.name] = jsonToProtoObject(mt, json, path);
+      continue;
+    }
     const value = json[field.name];
     if (value === undefined || value === null) continue;
     const fpath = path === "" ? field.name : `${path}.${field.name}`;
@@ -219,6 +235,11 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
     const always = ALWAYS_EMIT.has(key) || isListItems(type, field);
     const value = obj[field.name];
     const fpath = path === "" ? field.name : `${path}.${field.name}`;
+    const mt = messageType(field);
+    if (mt !== undefined && EMBEDDED.has(key)) {
+      Object.assign(out, protoObjectToJson(mt, isPlainObject(value) ? value : {}, ctx, path));
+      continue;
+    }
     if (field.map) {
       const entries = isPlainObject(value) ? value : {};
       const keys = Object.keys(entries);

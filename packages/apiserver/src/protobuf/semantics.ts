@@ -8,6 +8,9 @@
 export const META_V1 = "k8s.io.apimachinery.pkg.apis.meta.v1";
 const CORE_V1 = "k8s.io.api.core.v1";
 const RBAC_V1 = "k8s.io.api.rbac.v1";
+const AUTHENTICATION_V1 = "k8s.io.api.authentication.v1";
+const AUTHORIZATION_V1 = "k8s.io.api.authorization.v1";
+const ADMISSIONREGISTRATION_V1 = "k8s.io.api.admissionregistration.v1";
 
 /**
  * Scalar fields that are Go pointers (`*bool`, `*int64`, `*string`): gogo-protobuf writes them only
@@ -29,6 +32,15 @@ export const POINTER_SCALARS: ReadonlySet<string> = new Set([
   `${META_V1}.PatchOptions.force`,
   `${CORE_V1}.ServiceAccount.automountServiceAccountToken`,
   `${CORE_V1}.Secret.immutable`,
+  `${AUTHENTICATION_V1}.TokenRequestSpec.expirationSeconds`,
+  ...["MutatingWebhook", "ValidatingWebhook"].flatMap((hook) =>
+    ["failurePolicy", "matchPolicy", "sideEffects", "timeoutSeconds"].map((f) => `${ADMISSIONREGISTRATION_V1}.${hook}.${f}`),
+  ),
+  `${ADMISSIONREGISTRATION_V1}.MutatingWebhook.reinvocationPolicy`,
+  `${ADMISSIONREGISTRATION_V1}.Rule.scope`,
+  `${ADMISSIONREGISTRATION_V1}.ServiceReference.path`,
+  `${ADMISSIONREGISTRATION_V1}.ServiceReference.port`,
+  `${ADMISSIONREGISTRATION_V1}.WebhookClientConfig.url`,
 ]);
 
 /**
@@ -65,6 +77,14 @@ export const ALWAYS_EMIT: ReadonlySet<string> = new Set([
   `${META_V1}.WatchEvent.type`,
   `${CORE_V1}.NamespaceCondition.type`,
   `${CORE_V1}.NamespaceCondition.status`,
+  `${AUTHENTICATION_V1}.TokenRequestSpec.audiences`,
+  `${AUTHENTICATION_V1}.TokenRequestStatus.token`,
+  `${AUTHORIZATION_V1}.SubjectAccessReviewStatus.allowed`,
+  `${AUTHORIZATION_V1}.SubjectRulesReviewStatus.resourceRules`,
+  `${AUTHORIZATION_V1}.SubjectRulesReviewStatus.nonResourceRules`,
+  `${AUTHORIZATION_V1}.SubjectRulesReviewStatus.incomplete`,
+  `${AUTHORIZATION_V1}.ResourceRule.verbs`,
+  `${AUTHORIZATION_V1}.NonResourceRule.verbs`,
   `${RBAC_V1}.ClusterRole.rules`,
   `${RBAC_V1}.Role.rules`,
   `${RBAC_V1}.PolicyRule.verbs`,
@@ -73,7 +93,19 @@ export const ALWAYS_EMIT: ReadonlySet<string> = new Set([
   `${RBAC_V1}.RoleRef.name`,
   `${RBAC_V1}.Subject.kind`,
   `${RBAC_V1}.Subject.name`,
+  `${ADMISSIONREGISTRATION_V1}.MutatingWebhook.name`,
+  `${ADMISSIONREGISTRATION_V1}.MutatingWebhook.admissionReviewVersions`,
+  `${ADMISSIONREGISTRATION_V1}.ValidatingWebhook.name`,
+  `${ADMISSIONREGISTRATION_V1}.ValidatingWebhook.admissionReviewVersions`,
+  `${ADMISSIONREGISTRATION_V1}.ServiceReference.namespace`,
+  `${ADMISSIONREGISTRATION_V1}.ServiceReference.name`,
 ]);
+
+/**
+ * Message fields that are embedded structs in Go (`json:",inline"`): their fields sit in the
+ * parent's JSON object, while the wire nests them as a message.
+ */
+export const EMBEDDED: ReadonlySet<string> = new Set([`${ADMISSIONREGISTRATION_V1}.RuleWithOperations.rule`]);
 
 /**
  * meta/v1 kinds that kube's metav1.AddToGroupVersion registers in *every* group version

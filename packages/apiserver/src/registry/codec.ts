@@ -13,16 +13,16 @@ import {
   resourceDefinitions,
   s,
   type Catalog,
-  type ResourceDefinition,
+  type KindDefinition,
   type Schema,
   type StoredObject,
 } from '@plinth/api';
 
 const definitions: ReadonlyMap<string, Schema> = new Map(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
-const fullSchemas = new WeakMap<ResourceDefinition, Schema>();
+const fullSchemas = new WeakMap<KindDefinition, Schema>();
 
 /** The kind's schema with apiVersion, kind and metadata added. */
-export function fullSchemaOf(def: ResourceDefinition): Schema {
+export function fullSchemaOf(def: KindDefinition): Schema {
   let sch = fullSchemas.get(def);
   if (!sch) {
     sch = {
@@ -47,7 +47,7 @@ export function schemaDefinitions(): ReadonlyMap<string, Schema> {
  * Decodes a parsed body for `def`; throws 400 StatusErrors as kube words them. Defaults apply
  * unless `withDefaults` is false (a server-side apply body is merged first, defaulted after).
  */
-export function decodeInto(def: ResourceDefinition, catalog: Catalog, raw: unknown, withDefaults = true): StoredObject {
+export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, withDefaults = true): StoredObject {
   const expected = apiVersionOf(def);
   if (!isPlainObject(raw)) {
     throw badRequest(`the object provided is unrecognized: expected a JSON object, got ${Array.isArray(raw) ? 'an array' : typeof raw}`);

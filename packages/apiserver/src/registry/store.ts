@@ -25,7 +25,7 @@ import {
   type StoredObject,
   type UserInfo,
 } from '@plinth/api';
-import type { AdmissionAttributes, AdmissionChain, Operation } from '@plinth/admission';
+import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
 import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
@@ -37,6 +37,8 @@ export { generateName, now } from './meta.js';
 export interface RequestScope {
   user: UserInfo;
   namespace: string;
+  /** Adds a warning to the response (admission webhooks' warnings); internal callers have none. */
+  warn?(message: string): void;
 }
 
 export interface WriteOptions {
@@ -46,6 +48,8 @@ export interface WriteOptions {
    * parameter, else the User-Agent's product). Internal writes pass none and are not tracked.
    */
   manager?: string;
+  /** The `fieldManager` parameter as the client sent it (admission's options carry it). */
+  fieldManager?: string;
 }
 
 /** A PATCH: server-side apply of a partial object, or a patch function over the current object. */
@@ -55,12 +59,20 @@ export type PatchOperation =
 
 export interface DeleteRequestOptions extends WriteOptions {
   preconditions?: Preconditions;
+  propagationPolicy?: string;
 }
+
+/**
+ * A resource's own check of who may write what, run before the strategy on create and on every
+ * update attempt (kube's policybased RBAC storages: escalation prevention). Throws a StatusError.
+ */
+export type WriteGuard = (w: { operation: 'CREATE' | 'UPDATE'; scope: RequestScope; object: StoredObject; oldObject?: StoredObject }) => Promise<void>;
 
 export interface RegistryDeps {
   storage: Store;
   keys: KeyFunctions;
   admission: AdmissionChain;
+  writeGuard?: WriteGuard | undefined;
 }
 
 /** Thrown inside a delete attempt when finalizers appeared since the read. */
@@ -142,9 +154,11 @@ export class ResourceStore {
 
   /** kube's create: mutating admission, BeforeCreate (strategy + validation), validating admission, storage. */
   async create(scope: RequestScope, input: StoredObject, opts: WriteOptions = {}): Promise<StoredObject> {
+    await this.#guard('CREATE', scope, input);
     const obj = this.#track(undefined, input, opts);
-    this.#beforeCreate(scope, obj);
+    this.#ensureNamespace(scope, obj);
     await this.#admit('CREATE', scope, obj, undefined, opts);
+    this.#beforeCreate(scope, obj);
     this.#validateCreate(obj);
     await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
     const name = obj.metadata.name!;
@@ -179,9 +193,11 @@ export class ResourceStore {
             if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
             created = true;
             delete next.metadata.resourceVersion;
+            await this.#guard('CREATE', scope, next);
             next = this.#track(undefined, next, opts);
-            this.#beforeCreate(scope, next);
+            this.#ensureNamespace(scope, next);
             await this.#admit('CREATE', scope, next, undefined, opts);
+            this.#beforeCreate(scope, next);
             this.#validateCreate(next);
             await this.#validateAdmission('CREATE', scope, next, undefined, opts);
             return next;
@@ -252,8 +268,10 @@ export class ResourceStore {
             return this.#prepareUpdate(scope, merged, existing, opts, this.def.strategy);
           }
           created = true;
-          this.#beforeCreate(scope, merged);
+          this.#ensureNamespace(scope, merged);
+          await this.#guard('CREATE', scope, merged);
           await this.#admit('CREATE', scope, merged, undefined, opts);
+          this.#beforeCreate(scope, merged);
           this.#validateCreate(merged);
           await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
           return merged;
@@ -282,6 +300,8 @@ export class ResourceStore {
         throw toStatusError(e, this.def, name);
       }
       this.#checkPreconditions(name, existing, opts.preconditions);
+      // kube's AdmissionToValidateObjectDeleteFunc: mutating, then validating admission.
+      await this.#deps.admission.admit(this.#attrs('DELETE', scope, undefined, existing, opts, name, this.def.strategy));
       await this.#validateAdmission('DELETE', scope, undefined, existing, opts, name);
       if (this.#hasFinalizers(existing)) {
         if (existing.metadata.deletionTimestamp) return { result: this.#withTypeMeta(existing), deleted: false };
@@ -312,7 +332,7 @@ export class ResourceStore {
   }
 
   /** deletecollection: deletes every object the options select, one by one. */
-  async deleteCollection(scope: RequestScope, listOpts: ListOptions, opts: WriteOptions = {}): Promise<StoredObject[]> {
+  async deleteCollection(scope: RequestScope, listOpts: ListOptions, opts: DeleteRequestOptions = {}): Promise<StoredObject[]> {
     const list = await this.list(scope, listOpts);
     const deleted: StoredObject[] = [];
     for (const item of list.items) {
@@ -384,8 +404,11 @@ export class ResourceStore {
     }
   }
 
-  /** kube's rest.BeforeCreate, up to (not including) validation. */
-  #beforeCreate(scope: RequestScope, obj: StoredObject): void {
+  /**
+   * kube's EnsureObjectNamespaceMatchesRequestNamespace, which the create handler runs before
+   * mutating admission (so webhooks see the namespace, but neither uid nor creationTimestamp).
+   */
+  #ensureNamespace(scope: RequestScope, obj: StoredObject): void {
     const meta = obj.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = scope.namespace;
@@ -395,6 +418,13 @@ export class ResourceStore {
     } else {
       delete meta.namespace;
     }
+  }
+
+  /** kube's rest.BeforeCreate, up to (not including) validation; after mutating admission. */
+  #beforeCreate(scope: RequestScope, obj: StoredObject): void {
+    // Again: a mutating webhook may have changed the namespace (kube's BeforeCreate checks it too).
+    this.#ensureNamespace(scope, obj);
+    const meta = obj.metadata;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.resourceVersion;
@@ -422,6 +452,7 @@ export class ResourceStore {
     if (meta.resourceVersion && meta.resourceVersion !== old.resourceVersion) {
       throw conflict(groupResourceOf(this.def), old.name!, OPTIMISTIC_LOCK_MESSAGE);
     }
+    await this.#guard('UPDATE', scope, next, existing);
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = scope.namespace;
       else if (scope.namespace && meta.namespace !== scope.namespace) {
@@ -440,7 +471,7 @@ export class ResourceStore {
     }
     delete meta.selfLink;
     strategy.prepareForUpdate?.(next, existing);
-    await this.#admit('UPDATE', scope, next, existing, opts);
+    await this.#admit('UPDATE', scope, next, existing, opts, strategy);
     const errs: FieldError[] = [
       ...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator),
       ...validateObjectMetaUpdate(meta, old),
@@ -448,30 +479,59 @@ export class ResourceStore {
       ...(strategy.validateUpdate?.(next, existing) ?? []),
     ];
     if (errs.length > 0) throw invalid(groupKindOf(this.def), old.name!, errs);
-    await this.#validateAdmission('UPDATE', scope, next, existing, opts);
+    await this.#validateAdmission('UPDATE', scope, next, existing, opts, undefined, strategy);
     return next;
   }
 
-  #attrs(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions, name?: string): AdmissionAttributes {
+  async #guard(operation: 'CREATE' | 'UPDATE', scope: RequestScope, object: StoredObject, oldObject?: StoredObject): Promise<void> {
+    if (!this.#deps.writeGuard) return;
+    await this.#deps.writeGuard(oldObject ? { operation, scope, object, oldObject } : { operation, scope, object });
+  }
+
+  /**
+   * What admission sees of a write. A write with a sub-resource's strategy (namespaces/status,
+   * namespaces/finalize — also the namespace controller's) is a write of that sub-resource.
+   */
+  #attrs(
+    op: Operation,
+    scope: RequestScope,
+    obj: StoredObject | undefined,
+    old: StoredObject | undefined,
+    opts: DeleteRequestOptions,
+    name: string | undefined,
+    strategy: ResourceStrategy,
+  ): AdmissionAttributes {
+    const subresource = strategy === this.def.strategy ? '' : (this.def.subresources.find((s) => s.strategy === strategy)?.name ?? '');
     return {
       operation: op,
       resource: this.def,
-      subresource: '',
+      subresource,
       namespace: this.def.namespaced ? scope.namespace || obj?.metadata.namespace || old?.metadata.namespace || '' : '',
       name: name ?? obj?.metadata.name ?? old?.metadata.name ?? '',
+      kind: { group: this.def.group, version: this.def.version, kind: this.def.kind },
       object: obj,
       oldObject: old,
+      options: operationOptions(op, opts),
       user: scope.user,
       dryRun: !!opts.dryRun,
+      ...(scope.warn ? { warn: scope.warn } : {}),
     };
   }
 
-  async #admit(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions): Promise<void> {
-    await this.#deps.admission.admit(this.#attrs(op, scope, obj, old, opts));
+  async #admit(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions, strategy = this.def.strategy): Promise<void> {
+    await this.#deps.admission.admit(this.#attrs(op, scope, obj, old, opts, undefined, strategy));
   }
 
-  async #validateAdmission(op: Operation, scope: RequestScope, obj: StoredObject | undefined, old: StoredObject | undefined, opts: WriteOptions, name?: string): Promise<void> {
-    await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name));
+  async #validateAdmission(
+    op: Operation,
+    scope: RequestScope,
+    obj: StoredObject | undefined,
+    old: StoredObject | undefined,
+    opts: DeleteRequestOptions,
+    name?: string,
+    strategy = this.def.strategy,
+  ): Promise<void> {
+    await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name, strategy));
   }
 
   /** The object with its apiVersion/kind; a copy when they differ (objects may be shared with the cache). */

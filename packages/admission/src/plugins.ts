@@ -1,0 +1,130 @@
+/**
+ * The admission plugins by kube's names, in kube-apiserver 1.24's recommended order
+ * (pkg/kubeapiserver/options/plugins.go AllOrderedPlugins), with kube's default-on set
+ * (DefaultOffAdmissionPlugins) and `--enable-admission-plugins` / `--disable-admission-plugins`
+ * resolved as kube's AdmissionOptions does (k8s.io/apiserver/pkg/server/options/admission.go).
+ *
+ * Every kube name is known, so a typo fails with kube's "is unknown" message. A name plinth does
+ * not implement (they admit Pods, Nodes, PersistentVolumes, ... which plinth does not serve) is
+ * off, and enabling it fails start-up: accepting it would promise a check that never runs.
+ */
+import type { AdmissionChain, AdmissionPlugin } from './interfaces.js';
+import { createAdmissionChain } from './interfaces.js';
+import { alwaysAdmit, alwaysDeny } from './always.js';
+import { createNamespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle.js';
+import { createNamespaceExists } from './namespace-exists.js';
+
+/** What plugins are built from; the apiserver config fills it. */
+export interface PluginDeps {
+  /** A namespace by name (the watch cache, then a quorum read), or undefined. */
+  getNamespace: NamespaceLookup;
+  /**
+   * kube's generic webhook plugins, built by the apiserver config. Unset: no webhook dispatcher is
+   * built, and the plugin (still enabled) runs nothing — as kube's does with no configurations.
+   */
+  mutatingWebhook?: () => AdmissionPlugin;
+  validatingWebhook?: () => AdmissionPlugin;
+}
+
+/** Builds a plugin; undefined when there is nothing to run. */
+type Factory = (deps: PluginDeps) => AdmissionPlugin | undefined;
+
+interface Registration {
+  name: string;
+  /** In kube's default-on set. */
+  on: boolean;
+  /** Undefined: a kube plugin plinth does not implement. */
+  build?: Factory;
+}
+
+const on = true;
+const off = false;
+// kube admits only Pods here (plugin/pkg/admission/serviceaccount shouldIgnore); plinth serves none.
+const admitsNothingPlinthServes: Factory = () => undefined;
+
+/** One line per plugin, in kube 1.24's AllOrderedPlugins order. */
+const REGISTRY: readonly Registration[] = [
+  { name: 'AlwaysAdmit', on: off, build: () => alwaysAdmit },
+  { name: 'NamespaceAutoProvision', on: off },
+  { name: 'NamespaceLifecycle', on, build: (d) => createNamespaceLifecycle(d.getNamespace) },
+  { name: 'NamespaceExists', on: off, build: (d) => createNamespaceExists(d.getNamespace) },
+  { name: 'SecurityContextDeny', on: off },
+  { name: 'LimitPodHardAntiAffinityTopology', on: off },
+  { name: 'LimitRanger', on },
+  { name: 'ServiceAccount', on, build: admitsNothingPlinthServes },
+  { name: 'NodeRestriction', on: off },
+  { name: 'TaintNodesByCondition', on },
+  { name: 'AlwaysPullImages', on: off },
+  { name: 'ImagePolicyWebhook', on: off },
+  { name: 'PodSecurity', on },
+  { name: 'PodSecurityPolicy', on: off },
+  { name: 'PodNodeSelector', on: off },
+  { name: 'Priority', on },
+  { name: 'DefaultTolerationSeconds', on },
+  { name: 'PodTolerationRestriction', on: off },
+  { name: 'EventRateLimit', on: off },
+  { name: 'ExtendedResourceToleration', on: off },
+  { name: 'PersistentVolumeLabel', on: off },
+  { name: 'DefaultStorageClass', on },
+  { name: 'StorageObjectInUseProtection', on },
+  { name: 'OwnerReferencesPermissionEnforcement', on: off },
+  { name: 'PersistentVolumeClaimResize', on },
+  { name: 'RuntimeClass', on },
+  { name: 'CertificateApproval', on },
+  { name: 'CertificateSigning', on },
+  { name: 'CertificateSubjectRestriction', on },
+  { name: 'DefaultIngressClass', on },
+  { name: 'DenyServiceExternalIPs', on: off },
+  // webhook, resourcequota and deny plugins go at the end (kube's comment).
+  { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },
+  { name: 'ValidatingAdmissionWebhook', on, build: (d) => d.validatingWebhook?.() },
+  { name: 'ResourceQuota', on },
+  { name: 'AlwaysDeny', on: off, build: () => alwaysDeny },
+];
+
+const BY_NAME = new Map(REGISTRY.map((r) => [r.name, r]));
+
+/** kube's recommended order of every plugin name. */
+export const ALL_ORDERED_PLUGINS: readonly string[] = REGISTRY.map((r) => r.name);
+
+/** Plugins on when no flag says otherwise: kube's default-on set, less what plinth does not implement. */
+export const DEFAULT_ON_PLUGINS: readonly string[] = REGISTRY.filter((r) => r.on && r.build).map((r) => r.name);
+
+export interface PluginSelection {
+  enable: readonly string[];
+  disable: readonly string[];
+}
+
+/** Every problem with the flags (kube's AdmissionOptions.Validate, then plinth's own check). */
+export function validateAdmissionPlugins(sel: PluginSelection): string[] {
+  const errs: string[] = [];
+  for (const n of sel.enable) if (!BY_NAME.has(n)) errs.push(`enable-admission-plugins plugin "${n}" is unknown`);
+  for (const n of sel.disable) if (!BY_NAME.has(n)) errs.push(`disable-admission-plugins plugin "${n}" is unknown`);
+  const both = [...new Set(sel.enable.filter((n) => sel.disable.includes(n)))].sort();
+  if (both.length > 0) errs.push(`[${both.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
+  for (const n of sel.enable) {
+    if (BY_NAME.has(n) && !BY_NAME.get(n)!.build) {
+      errs.push(`enable-admission-plugins plugin "${n}" is not implemented by plinth (it admits resources plinth does not serve)`);
+    }
+  }
+  return errs;
+}
+
+/** kube's enabledPluginNames: default-on plus enabled, less disabled, in the recommended order. */
+export function enabledAdmissionPlugins(sel: PluginSelection): string[] {
+  const wanted = (r: Registration): boolean => sel.enable.includes(r.name) || (r.on && !sel.disable.includes(r.name));
+  return REGISTRY.filter((r) => r.build && wanted(r)).map((r) => r.name);
+}
+
+/** The chain of the named plugins (validated names, as `enabledAdmissionPlugins` returns them). */
+export function createAdmission(names: readonly string[], deps: PluginDeps): AdmissionChain {
+  for (const name of names) {
+    if (!BY_NAME.get(name)?.build) throw new Error(`admission plugin "${name}" is unknown or not implemented by plinth`);
+  }
+  const plugins: AdmissionPlugin[] = [];
+  for (const r of REGISTRY) {
+    const p = names.includes(r.name) ? r.build!(deps) : undefined;
+    if (p) plugins.push(p);
+  }
+  return createAdmissionChain(plugins);
+}

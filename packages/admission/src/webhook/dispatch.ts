@@ -1,0 +1,63 @@
+/**
+ * What the mutating and validating webhook plugins share: their dependencies, one webhook call
+ * (kube's callHook up to the verified response) and how a failed call ends (failurePolicy).
+ */
+import { internalError, isStatusError, type StoredObject } from '@plinth/api';
+import type { AdmissionAttributes } from '../interfaces.js';
+import type { ConfigurationLister, Webhook } from './config.js';
+import type { NamespaceGetter } from './matching.js';
+import { postReview } from './client.js';
+import { CallingWebhookError, WebhookRejection, checkDryRun, createAdmissionReview, toStatusError, verifyAdmissionResponse, type AdmissionResult } from './review.js';
+
+export interface WebhookPluginDeps {
+  /** Every stored configuration of the plugin's kind, from the watch cache. */
+  listConfigurations: ConfigurationLister;
+  /** Reads a namespace (cache first, then storage), for namespaceSelector. */
+  getNamespace: NamespaceGetter;
+  /**
+   * Reports a failed call that failed open, or a refusal (kube's klog warnings). Messages name the
+   * webhook and the failure, never the object.
+   */
+  warn?(message: string, fields: Record<string, unknown>): void;
+  /** Sends one AdmissionReview and returns the decoded answer (default: HTTPS POST). */
+  post?(hook: Webhook, review: unknown): Promise<unknown>;
+}
+
+/** Calls one webhook and checks the answer; a refusal throws WebhookRejection. */
+export async function callHook(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean, deps: WebhookPluginDeps): Promise<AdmissionResult> {
+  checkDryRun(hook, attrs);
+  const request = createAdmissionReview(hook, attrs);
+  const answer = await (deps.post ?? postReview)(hook, request.body);
+  const result = verifyAdmissionResponse(hook, request, mutating, answer);
+  for (const w of result.warnings) attrs.warn?.(w);
+  if (!result.allowed) throw new WebhookRejection(toStatusError(hook.name, result.result));
+  return result;
+}
+
+/**
+ * How a failed call ends: undefined when it fails open (failurePolicy Ignore), else the error
+ * the request fails with (kube: InternalError for a failed call, the webhook's Status for a
+ * refusal, anything else as it is).
+ */
+export function failureOf(hook: Webhook, err: unknown, deps: WebhookPluginDeps): Error | undefined {
+  if (err instanceof CallingWebhookError) {
+    if (hook.failurePolicy === 'Ignore') {
+      deps.warn?.('Failed calling webhook, failing open', { webhook: hook.name, error: err.message });
+      return undefined;
+    }
+    deps.warn?.('Failed calling webhook, failing closed', { webhook: hook.name, error: err.message });
+    return internalError(err);
+  }
+  if (err instanceof WebhookRejection) {
+    deps.warn?.('rejected by webhook', { webhook: hook.name, message: err.status.message });
+    return err.status;
+  }
+  if (isStatusError(err)) return err;
+  return internalError(err);
+}
+
+/** Replaces the contents of `target` with `source` (the store keeps its reference to the object). */
+export function replaceObject(target: StoredObject, source: StoredObject): void {
+  for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
+  Object.assign(target, source);
+}

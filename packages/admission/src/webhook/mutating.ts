@@ -1,0 +1,79 @@
+/**
+ * kube's MutatingAdmissionWebhook plugin (webhook/mutating): matching webhooks are called one at a
+ * time, in order, each seeing the object as the previous ones patched it (JSONPatch only). When a
+ * webhook changed the object, the webhooks called before it with reinvocationPolicy IfNeeded are
+ * called once more (kube's reinvocation round, which admission runs at most once).
+ */
+import { applyJsonPatch, internalError, isPlainObject, jsonEqual, type StoredObject } from '@plinth/api';
+import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
+import { webhooksOf, type Webhook } from './config.js';
+import { callHook, failureOf, replaceObject, type WebhookPluginDeps } from './dispatch.js';
+import { isWebhookConfigurationResource, shouldCallHook } from './matching.js';
+import { CallingWebhookError } from './review.js';
+
+export const MUTATING_WEBHOOK_PLUGIN = 'MutatingAdmissionWebhook';
+
+/** kube's callAttrMutatingHook: whether the webhook changed the object. */
+async function callMutatingHook(hook: Webhook, attrs: AdmissionAttributes, deps: WebhookPluginDeps): Promise<boolean> {
+  const result = await callHook(hook, attrs, true, deps);
+  if (!result.patch) return false;
+  let ops: unknown;
+  try {
+    ops = JSON.parse(result.patch.toString('utf8'));
+  } catch (e) {
+    throw internalError(e);
+  }
+  if (Array.isArray(ops) && ops.length === 0) return false;
+  const object = attrs.object;
+  if (!object) throw internalError(`admission webhook "${hook.name}" attempted to modify the object, which is not supported for this operation`);
+  if (result.patchType !== 'JSONPatch') throw new CallingWebhookError(hook.name, `unsupported patch type "${result.patchType ?? ''}"`);
+  let patched: unknown;
+  try {
+    patched = applyJsonPatch(object, ops);
+  } catch (e) {
+    throw internalError(e);
+  }
+  if (!isPlainObject(patched) || !isPlainObject(patched['metadata'])) throw internalError('json: cannot unmarshal the patched object into the resource\'s type');
+  const next = patched as StoredObject;
+  attrs.resource.strategy.defaults?.(next);
+  const changed = !jsonEqual(object, next);
+  replaceObject(object, next);
+  return changed;
+}
+
+export function createMutatingWebhookPlugin(deps: WebhookPluginDeps): AdmissionPlugin {
+  return {
+    name: MUTATING_WEBHOOK_PLUGIN,
+    handles: () => true,
+    async admit(attrs) {
+      if (isWebhookConfigurationResource(attrs)) return;
+      const hooks = webhooksOf(await deps.listConfigurations());
+      // kube's webhookReinvokeContext.
+      let previouslyInvoked = new Set<string>();
+      const reinvoke = new Set<string>();
+      let shouldReinvoke = false;
+      for (const round of [0, 1]) {
+        if (round === 1 && !shouldReinvoke) break;
+        for (const hook of hooks) {
+          if (!(await shouldCallHook(hook, attrs, deps.getNamespace))) continue;
+          // A webhook skipped in the first round is not called for the first time in the second.
+          if (round === 1 && !reinvoke.has(hook.uid)) continue;
+          let changed = false;
+          let failure: Error | undefined;
+          try {
+            changed = await callMutatingHook(hook, attrs, deps);
+          } catch (e) {
+            failure = failureOf(hook, e, deps);
+          }
+          if (changed) {
+            for (const uid of previouslyInvoked) reinvoke.add(uid);
+            previouslyInvoked = new Set();
+            shouldReinvoke = true;
+          }
+          if (hook.reinvocationPolicy === 'IfNeeded') previouslyInvoked.add(hook.uid);
+          if (failure) throw failure;
+        }
+      }
+    },
+  };
+}

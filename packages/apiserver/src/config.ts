@@ -1,0 +1,292 @@
+/**
+ * Options → a config of components (kube's genericapiserver.Config): etcd and storage, the
+ * catalog's registry stores, admission, the authenticator union, the authorizer, TLS material,
+ * health checks and the controllers to run. `server.ts` serves a config; nothing here listens.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Catalog, apiVersionOf, builtinResources, type ResourceDefinition, type StoredObject } from '@plinth/api';
+import { EtcdStore, WatchCaches, createKeyFunctions, isKeyNotFound, startCompactor, startEmbeddedEtcd, type Compactor, type EmbeddedEtcd, type KeyFunctions, type Store } from '@plinth/storage';
+import { createAdmission, createMutatingWebhookPlugin, createValidatingWebhookPlugin, type AdmissionChain } from '@plinth/admission';
+import { buildAuthenticator, buildAuthorizer, createServiceAccountTokenIssuer, loadServiceAccountKeys, type Authenticator, type Authorizer, type TokenIssuer } from '@plinth/auth';
+import type { CompletedOptions } from './options.js';
+import type { Logger } from './log.js';
+import type { Handler } from './context.js';
+import { ResourceStore } from './registry/store.js';
+import { ensureSelfSignedCert } from './certs.js';
+import { loadOrCreateAdminToken } from './kubeconfig.js';
+import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
+import { ensureBootstrapPolicy } from './controllers/rbac-bootstrap.js';
+import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
+import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escalation.js';
+import { startTokenCleaner } from './controllers/token-cleaner.js';
+import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
+import { createRBACSource } from './controllers/rbac-source.js';
+import { openIDMetadataRoutes } from './openid-metadata.js';
+import type { HealthCheck } from './health.js';
+
+export interface TLSMaterial {
+  certFile: string;
+  keyFile: string;
+  /** The CA that signed a generated serving certificate (what the admin kubeconfig trusts). */
+  caFile: string | undefined;
+}
+
+/** A controller: started once the server listens, stopped first on shutdown. */
+export interface Controller {
+  name: string;
+  start(): () => void;
+}
+
+export interface ServerConfig {
+  options: CompletedOptions;
+  dataDir: string;
+  log: Logger;
+  storage: EtcdStore;
+  watchCaches: WatchCaches | undefined;
+  catalog: Catalog;
+  keys: KeyFunctions;
+  /** The registry store of every stored resource in the catalog. */
+  stores: Map<ResourceDefinition, ResourceStore>;
+  admission: AdmissionChain;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  /** Signs service-account tokens (TokenRequest, legacy token Secrets). */
+  tokenIssuer: TokenIssuer | undefined;
+  adminToken: string;
+  tls: TLSMaterial;
+  /** Checks of /healthz and /livez; /readyz adds `shutdown`. */
+  healthChecks: HealthCheck[];
+  /** Non-resource GET endpoints besides discovery, health and OpenAPI, by exact path. */
+  nonResourceRoutes: Map<string, Handler>;
+  /** Work done once the server listens, before controllers start (e.g. the system namespaces). */
+  postStartHooks: Array<{ name: string; run(): Promise<void> }>;
+  controllers: Controller[];
+  compactNow(): Promise<boolean>;
+  /**
+   * Releases what building the config started: the authenticators' background work, the
+   * compactor and caches first, then — once `drained` settles (requests in flight done) — the
+   * storage client and the embedded etcd.
+   */
+  close(drained?: Promise<void>): Promise<void>;
+}
+
+async function waitForEtcd(store: EtcdStore, log: Logger, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await store.currentRevision();
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`etcd is not reachable: ${(e as Error).message}`);
+      log.v(1, 'waiting for etcd', { error: String(e) });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolveT, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolveT(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * Reads one object the way kube's informer-backed listers do: the cache as it is (no etcd round
+ * trip). `fallback`: then a consistent read when the cache has not seen it (it may be brand new) —
+ * for admission; never for authenticators, where anyone can make up names and each miss would cost
+ * an etcd read.
+ */
+export function cachedGetter(store: Store, key: (namespace: string, name: string) => string, fallback: boolean): (namespace: string, name: string) => Promise<StoredObject | undefined> {
+  const versions = fallback ? ['0', ''] : ['0'];
+  return async (namespace, name) => {
+    for (const resourceVersion of versions) {
+      try {
+        return await store.get(key(namespace, name), { resourceVersion });
+      } catch (e) {
+        if (!isKeyNotFound(e)) throw e;
+      }
+    }
+    return undefined;
+  };
+}
+
+export async function buildConfig(options: CompletedOptions, log: Logger): Promise<ServerConfig> {
+  const opts = options.flags;
+  const dataDir = resolve(opts.dataDir);
+  let etcd: EmbeddedEtcd | undefined;
+  let endpoints = opts.etcdServers;
+  if (endpoints.length === 0) {
+    etcd = await startEmbeddedEtcd({ dataDir: join(dataDir, 'etcd') });
+    endpoints = [etcd.endpoint];
+    log.info('embedded etcd started', { endpoint: etcd.endpoint, dataDir: join(dataDir, 'etcd') });
+  }
+  const storage = new EtcdStore({ endpoints });
+  let watchCaches: WatchCaches | undefined;
+  let compactor: Compactor | undefined;
+  let authenticator: Authenticator | undefined;
+  let authorizer: Authorizer | undefined;
+  const close = async (drained?: Promise<void>): Promise<void> => {
+    authenticator?.close?.();
+    authorizer?.close?.();
+    compactor?.stop();
+    await watchCaches?.stop();
+    await drained;
+    await storage.close();
+    await etcd?.stop();
+  };
+  try {
+    await waitForEtcd(storage, log);
+
+    const catalog = new Catalog(builtinResources());
+    const keys = createKeyFunctions(opts.etcdPrefix);
+    const def = (group: string, version: string, plural: string): ResourceDefinition => catalog.lookup(group, version, plural)!;
+    // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
+    watchCaches = opts.watchCache ? new WatchCaches(storage, { onError: (msg, err) => log.error(msg, { error: String(err ?? '') }) }) : undefined;
+    const storeOf = new Map<ResourceDefinition, Store>();
+    for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(d.plural), apiVersionOf(d), d.kind) : storage);
+    const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(d.plural, d.namespaced ? namespace : undefined, name), fallback);
+
+    const getNamespace = getterOf(def('', 'v1', 'namespaces'), true);
+    // Webhook configurations as the watch cache has them (kube's informer-backed managers).
+    const configurations = (plural: string) => async (): Promise<StoredObject[]> =>
+      (await storeOf.get(def('admissionregistration.k8s.io', 'v1', plural))!.list(keys.collectionPrefix(plural), { resourceVersion: '0' })).items;
+    const webhookDeps = { getNamespace: (name: string) => getNamespace('', name), warn: (msg: string, fields: Record<string, unknown>) => log.info(msg, fields) };
+    const admission = createAdmission(options.admissionPlugins, {
+      getNamespace: (name) => getNamespace('', name),
+      mutatingWebhook: () => createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations') }),
+      validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
+    });
+    const stores = new Map<ResourceDefinition, ResourceStore>();
+    const rbacStore = (plural: string) => () => stores.get(def('rbac.authorization.k8s.io', 'v1', plural))!;
+    // The escalation check asks the authorizer built below (the stores are built first).
+    const guardDeps = { authorizer: () => authorizer!, roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles') };
+    for (const d of catalog.stored()) {
+      const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : undefined;
+      stores.set(d, new ResourceStore(d, { storage: storeOf.get(d)!, keys, admission, writeGuard }));
+    }
+    await watchCaches?.start();
+    compactor = startCompactor({
+      client: storage.client,
+      intervalMs: opts.etcdCompactionInterval,
+      onError: (e) => log.error('etcd compaction failed', { error: String(e) }),
+      onCompacted: (rev) => log.v(2, 'etcd compacted', { revision: rev }),
+    });
+
+    const adminToken = loadOrCreateAdminToken(join(dataDir, 'admin-token'));
+    authenticator = await buildAuthenticator(options.authentication, {
+      getSecret: getterOf(def('', 'v1', 'secrets'), false),
+      getServiceAccount: getterOf(def('', 'v1', 'serviceaccounts'), false),
+      staticTokens: new Map([[adminToken, { name: 'plinth-admin', uid: 'plinth-admin', groups: ['system:masters'] }]]),
+      dataDir,
+      log,
+    });
+
+    // The modes of --authorization-mode, in order; RBAC reads roles and bindings through informers.
+    const rbacGroup = 'rbac.authorization.k8s.io';
+    authorizer = buildAuthorizer(options.authorization, {
+      rbacSource: createRBACSource({ storeOf: (plural) => stores.get(def(rbacGroup, 'v1', plural))!, log }),
+      log,
+    });
+
+    let tls: TLSMaterial;
+    if (opts.tlsCertFile) {
+      tls = { certFile: opts.tlsCertFile, keyFile: opts.tlsPrivateKeyFile, caFile: undefined };
+    } else {
+      tls = ensureSelfSignedCert(opts.certDir || join(dataDir, 'certs'), opts.bindAddress);
+    }
+    // Readable now: a missing file fails start-up, not the first handshake.
+    readFileSync(tls.certFile);
+    readFileSync(tls.keyFile);
+
+    const sa = options.authentication.serviceAccounts;
+    const tokenIssuer = createServiceAccountTokenIssuer({
+      // The key set the service-account authenticator loaded (memoised per options object).
+      keys: await loadServiceAccountKeys(sa, dataDir),
+      issuers: sa.issuers,
+      apiAudiences: options.authentication.apiAudiences,
+      maxExpirationSeconds: sa.maxExpirationSeconds,
+      extendExpiration: sa.extendExpiration,
+      jwksURI: sa.jwksURI,
+    });
+
+    const healthChecks: HealthCheck[] = [
+      { name: 'ping', check: async () => undefined },
+      { name: 'log', check: async () => undefined },
+      { name: 'etcd', check: () => withTimeout(storage.currentRevision(), 2000).then(() => undefined) },
+    ];
+
+    const namespaces = stores.get(def('', 'v1', 'namespaces'))!;
+    const clusterRoles = rbacStore('clusterroles')();
+    const clusterRoleBindings = rbacStore('clusterrolebindings')();
+    const controllers: Controller[] = [
+      {
+        name: 'namespace',
+        start: () =>
+          startNamespaceControllers({
+            namespaces,
+            serviceAccounts: stores.get(def('', 'v1', 'serviceaccounts'))!,
+            namespacedStores: catalog.namespacedResources().map((d) => stores.get(d)!),
+            log,
+          }),
+      },
+      // kube-controller-manager's tokencleaner, run in-process along with bootstrap token auth.
+      { name: 'clusterrole-aggregation', start: () => startClusterRoleAggregation({ clusterRoles, log }) },
+      ...(options.authentication.bootstrapToken ? [{ name: 'tokencleaner', start: () => startTokenCleaner({ secrets: stores.get(def('', 'v1', 'secrets'))!, log }) }] : []),
+      {
+        name: 'serviceaccount-tokens',
+        start: () =>
+          startServiceAccountTokensController({
+            secrets: stores.get(def('', 'v1', 'secrets'))!,
+            serviceAccounts: stores.get(def('', 'v1', 'serviceaccounts'))!,
+            issuer: tokenIssuer,
+            rootCA: readFileSync(tls.caFile ?? tls.certFile, 'utf8'),
+            log,
+          }),
+      },
+    ];
+
+    const cache = watchCaches;
+    const comp = compactor;
+    return {
+      options,
+      dataDir,
+      log,
+      storage,
+      watchCaches: cache,
+      catalog,
+      keys,
+      stores,
+      admission,
+      authenticator,
+      authorizer,
+      tokenIssuer,
+      adminToken,
+      tls,
+      healthChecks,
+      nonResourceRoutes: openIDMetadataRoutes(tokenIssuer, sa.issuers[0]!, opts.bindAddress, log),
+      postStartHooks: [
+        { name: 'system-namespaces', run: () => ensureSystemNamespaces(namespaces) },
+        { name: 'rbac/bootstrap-roles', run: () => ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, log }) },
+        // kube waits for its informers before serving: no request is decided on half-loaded roles.
+        { name: 'authorization-synced', run: async () => authorizer!.synced },
+      ],
+      controllers,
+      compactNow: () => comp.tick(),
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFlags, FlagError } from './flags.js';
+import { completeOptions } from './options.js';
+
+test('methods whose flags are unset stay off; the issuer and audiences get kube defaults', () => {
+  const { authentication: a } = completeOptions(parseFlags([]));
+  assert.equal(a.oidc, undefined);
+  assert.equal(a.webhook, undefined);
+  assert.equal(a.clientCert, undefined);
+  assert.equal(a.requestHeader, undefined);
+  assert.deepEqual(a.serviceAccounts.issuers, ['https://kubernetes.default.svc.cluster.local']);
+  assert.deepEqual(a.apiAudiences, ['https://kubernetes.default.svc.cluster.local']);
+  const b = completeOptions(parseFlags(['--service-account-issuer=https://one', '--service-account-issuer=https://two'])).authentication;
+  assert.deepEqual(b.apiAudiences, ['https://one']);
+});
+
+test('bad authentication flags fail start-up with every problem named', () => {
+  const bad = (args: string[], re: RegExp): void => assert.throws(() => completeOptions(parseFlags(args)), (e) => e instanceof FlagError && re.test(e.message));
+  bad(['--oidc-issuer-url=https://idp.example'], /oidc-issuer-url and oidc-client-id should be specified together/);
+  bad(['--oidc-issuer-url=http://idp.example', '--oidc-client-id=c'], /must use https scheme/);
+  bad(['--oidc-issuer-url=https://idp.example', '--oidc-client-id=c', '--oidc-signing-algs=HS256'], /unsupported signing alg "HS256"/);
+  bad(['--authentication-token-webhook-config-file=w.yaml', '--authentication-token-webhook-version=v2'], /must be v1 or v1beta1/);
+  bad(['--service-account-max-token-expiration=10m'], /at least 1h/);
+  bad(['--service-account-issuer=https://a', '--service-account-issuer=https://a'], /duplicate/);
+  bad(['--requestheader-username-headers=X-Remote-User'], /requires requestheader-client-ca-file/);
+  // As kube: a proxy CA without username headers configures no proxy authenticator.
+  assert.equal(completeOptions(parseFlags(['--requestheader-client-ca-file=ca.crt'])).authentication.requestHeader, undefined);
+});
+
+test('admission flags: kube 1.24 defaults plinth implements, in kube order; bad names fail with kube\'s messages', () => {
+  assert.deepEqual(completeOptions(parseFlags([])).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+  const o = completeOptions(parseFlags(['--enable-admission-plugins=AlwaysDeny,NamespaceExists', '--disable-admission-plugins=ServiceAccount,LimitRanger']));
+  assert.deepEqual(o.admissionPlugins, ['NamespaceLifecycle', 'NamespaceExists', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+  assert.throws(
+    () => completeOptions(parseFlags(['--enable-admission-plugins=Nope', '--oidc-issuer-url=https://idp.example'])),
+    (e) => e instanceof FlagError && /plugin "Nope" is unknown/.test(e.message) && /oidc-client-id/.test(e.message),
+  );
+});
+
+test('authorization flags: RBAC by default; bad combinations fail start-up naming the flags', () => {
+  assert.deepEqual(completeOptions(parseFlags([])).authorization, { modes: ['RBAC'] });
+  const w = completeOptions(parseFlags(['--authorization-mode=Webhook,RBAC', '--authorization-webhook-config-file=w.yaml', '--authorization-webhook-version=v1'])).authorization;
+  assert.deepEqual(w, { modes: ['Webhook', 'RBAC'], webhook: { configFile: 'w.yaml', version: 'v1', authorizedTTLms: 300_000, unauthorizedTTLms: 30_000 } });
+  const bad = (args: string[], re: RegExp): void => assert.throws(() => completeOptions(parseFlags(args)), (e) => e instanceof FlagError && re.test(e.message));
+  bad(['--authorization-mode=RBAC,Magic'], /authorization-mode "Magic" is not a valid mode/);
+  bad(['--authorization-mode=RBAC,RBAC'], /has mode specified more than once/);
+  bad(['--authorization-mode=Webhook'], /authorization-mode Webhook's authorization config file not passed/);
+  bad(['--authorization-webhook-config-file=w.yaml'], /cannot specify --authorization-webhook-config-file without mode Webhook/);
+});

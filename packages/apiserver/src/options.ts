@@ -1,0 +1,103 @@
+/**
+ * Flags → options: the flat flag values become validated, defaulted options grouped by component
+ * (kube's ServerRunOptions.Complete + Validate). Everything wrong is reported at once.
+ */
+import { completeAuthenticationOptions, validateAuthenticationOptions, validateAuthorizationOptions, type AuthenticationOptions, type AuthorizationOptions } from '@plinth/auth';
+import { enabledAdmissionPlugins, validateAdmissionPlugins } from '@plinth/admission';
+import { FlagError, type ServerOptions } from './flags.js';
+
+export interface CompletedOptions {
+  flags: ServerOptions;
+  authentication: AuthenticationOptions;
+  /** The admission plugins to run, by kube's name, in kube's order. */
+  admissionPlugins: string[];
+  authorization: AuthorizationOptions;
+}
+
+/** The authentication options the flags describe (methods whose flags are unset stay off). */
+export function authenticationOptionsFrom(f: ServerOptions): AuthenticationOptions {
+  const oidcSet = f.oidcIssuerUrl !== '' || f.oidcClientId !== '';
+  return {
+    anonymous: f.anonymousAuth,
+    apiAudiences: [...f.apiAudiences],
+    ...(f.clientCaFile ? { clientCert: { caFile: f.clientCaFile } } : {}),
+    // kube builds the proxy authenticator only when username headers are named
+    // (ToAuthenticationRequestHeaderConfig); a CA file alone configures nothing.
+    ...(f.requestheaderClientCaFile && f.requestheaderUsernameHeaders.length > 0
+      ? {
+          requestHeader: {
+            clientCAFile: f.requestheaderClientCaFile,
+            allowedNames: [...f.requestheaderAllowedNames],
+            usernameHeaders: [...f.requestheaderUsernameHeaders],
+            groupHeaders: [...f.requestheaderGroupHeaders],
+            extraHeaderPrefixes: [...f.requestheaderExtraHeadersPrefix],
+          },
+        }
+      : {}),
+    ...(f.tokenAuthFile ? { tokenFile: f.tokenAuthFile } : {}),
+    bootstrapToken: f.enableBootstrapTokenAuth,
+    serviceAccounts: {
+      issuers: [...f.serviceAccountIssuer],
+      signingKeyFile: f.serviceAccountSigningKeyFile,
+      keyFiles: [...f.serviceAccountKeyFile],
+      lookup: f.serviceAccountLookup,
+      maxExpirationSeconds: Math.floor(f.serviceAccountMaxTokenExpiration / 1000),
+      extendExpiration: f.serviceAccountExtendTokenExpiration,
+      jwksURI: f.serviceAccountJwksUri,
+    },
+    ...(oidcSet
+      ? {
+          oidc: {
+            issuerURL: f.oidcIssuerUrl,
+            clientID: f.oidcClientId,
+            caFile: f.oidcCaFile,
+            usernameClaim: f.oidcUsernameClaim,
+            usernamePrefix: f.oidcUsernamePrefix,
+            groupsClaim: f.oidcGroupsClaim,
+            groupsPrefix: f.oidcGroupsPrefix,
+            requiredClaims: { ...f.oidcRequiredClaim },
+            signingAlgs: [...f.oidcSigningAlgs],
+          },
+        }
+      : {}),
+    ...(f.authenticationTokenWebhookConfigFile
+      ? {
+          webhook: {
+            configFile: f.authenticationTokenWebhookConfigFile,
+            cacheTTLms: f.authenticationTokenWebhookCacheTtl,
+            version: f.authenticationTokenWebhookVersion as 'v1' | 'v1beta1',
+          },
+        }
+      : {}),
+  };
+}
+
+/** The authorization options the flags describe (the webhook's only with a config file). */
+export function authorizationOptionsFrom(f: ServerOptions): AuthorizationOptions {
+  return {
+    modes: [...f.authorizationMode],
+    ...(f.authorizationWebhookConfigFile
+      ? {
+          webhook: {
+            configFile: f.authorizationWebhookConfigFile,
+            version: f.authorizationWebhookVersion,
+            authorizedTTLms: f.authorizationWebhookCacheAuthorizedTtl,
+            unauthorizedTTLms: f.authorizationWebhookCacheUnauthorizedTtl,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Validates and defaults; throws a FlagError listing every problem. */
+export function completeOptions(flags: ServerOptions): CompletedOptions {
+  const authentication = authenticationOptionsFrom(flags);
+  const errs = validateAuthenticationOptions(authentication);
+  if (flags.requestheaderUsernameHeaders.length > 0 && !flags.requestheaderClientCaFile) errs.push('requestheader-username-headers requires requestheader-client-ca-file: the proxy must present a client certificate');
+  const plugins = { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins };
+  errs.push(...validateAdmissionPlugins(plugins));
+  const authorization = authorizationOptionsFrom(flags);
+  errs.push(...validateAuthorizationOptions(authorization));
+  if (errs.length > 0) throw new FlagError(errs.join('\n'));
+  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins) };
+}
