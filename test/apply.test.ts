@@ -156,6 +156,14 @@ describe('apply: options and bodies', () => {
     );
   });
 
+  it('a keyed list element without its key (also a null key) → 400, and nothing is stored', async () => {
+    for (const element of [{}, { name: null, namespace: 'x' }]) {
+      const res = await apply(`${SA}/no-key`, { ...sa('no-key', { a: '1' }), secrets: [element] }, 'alice');
+      expectStatus(res, 400, 'BadRequest', 'failed to create typed patch object: .secrets: element 0: associative list with keys has an element that omits key field "name"');
+      expectCode(await c.get(`${SA}/no-key`), 404);
+    }
+  });
+
   it('a body that is not YAML/JSON → 400', async () => {
     const res = await apply(`${SA}/bad-yaml`, '{"apiVersion": "v1", "kind": [', 'alice');
     expectStatus(res, 400, 'BadRequest');

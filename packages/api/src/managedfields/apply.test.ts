@@ -67,6 +67,15 @@ describe('apply: create and basic ownership', () => {
     assert.equal(e2.message, 'Incorrect version specified in apply patch. Specified patch version: v2, expected: v1');
   });
 
+  it('an applied list element without its key field is 400, not a server error', () => {
+    for (const element of [{}, { namespace: 'x' }]) {
+      const e = catchStatus(() => apply(undefined, body({ secrets: [element] }), 'x'));
+      assert.equal(e.code, 400);
+      assert.equal(e.reason, 'BadRequest');
+      assert.equal(e.message, 'failed to create typed patch object: .secrets: element 0: associative list with keys has an element that omits key field "name"');
+    }
+  });
+
   it('a no-op apply keeps the object and does not restamp time', () => {
     const v1 = apply(undefined, body({}, { labels: { a: '1' } }), 'ctl', false, T1);
     const v2 = apply(v1, body({}, { labels: { a: '1' } }), 'ctl', false, T3);

@@ -314,7 +314,8 @@ export class FieldManager {
     try {
       toFieldSet(this.#ts, applied);
     } catch (e) {
-      if (e instanceof TypedError) throw unknownError(`failed to create typed patch object: ${e.message}`);
+      // kube answers 500 here (kubernetes/kubernetes#122480); the fault is in the request, so 400.
+      if (e instanceof TypedError) throw badRequest(`failed to create typed patch object: ${e.message}`);
       throw e;
     }
     try {
