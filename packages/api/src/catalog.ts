@@ -78,6 +78,49 @@ export interface SubresourceDefinition {
  */
 export type ResourceStorage = 'etcd' | 'none';
 
+/**
+ * How the objects of a served version that is not the storage version become stored objects and
+ * back (kube's conversion). Conversions return new objects and never change their input: stored
+ * objects may be shared with the watch cache.
+ */
+export interface VersionConversion {
+  /**
+   * The definition whose objects are stored (the storage version): its key space, watch cache,
+   * field selectors and storageVersionHash. It may be in another group (events.k8s.io Events are
+   * core/v1 Events in storage, kube's cohabitating resources).
+   */
+  storage: ResourceDefinition;
+  /** An object of this version (apiVersion/kind set) → the storage version, apiVersion/kind set. */
+  toStorage(obj: StoredObject): StoredObject;
+  /** A stored object → this version, apiVersion/kind set. */
+  fromStorage(obj: StoredObject): StoredObject;
+}
+
+/** A deprecated version (the spec's Versioning rule 8): every request to it gets a Warning. */
+export interface Deprecation {
+  /** The warning text, as kube words it (see `deprecationWarning`); sent as `299 - "<text>"`. */
+  warning: string;
+  /** The release the version is removed in ('1.25'), the metric's `removed_release`; '' if none. */
+  removedRelease: string;
+}
+
+/**
+ * kube's default deprecation warning (apiserver's `deprecation.WarningMessage`):
+ * `<group>/<version> <Kind> is deprecated in v1.22+, unavailable in v1.25+; use <group>/<version> <Kind>`,
+ * the replacement only where kube declares one.
+ */
+export function deprecationWarning(
+  def: Pick<KindDefinition, 'group' | 'version' | 'kind'>,
+  deprecatedIn: string,
+  removedIn: string,
+  replacement?: Pick<KindDefinition, 'group' | 'version' | 'kind'>,
+): Deprecation {
+  let warning = `${apiVersionOf(def)} ${def.kind} is deprecated in v${deprecatedIn}+`;
+  if (removedIn) warning += `, unavailable in v${removedIn}+`;
+  if (replacement) warning += `; use ${apiVersionOf(replacement)} ${replacement.kind}`;
+  return { warning, removedRelease: removedIn };
+}
+
 export interface ResourceDefinition extends KindDefinition {
   /** '' for a resource that is not stored (it has no list). */
   listKind: string;
@@ -98,6 +141,25 @@ export interface ResourceDefinition extends KindDefinition {
   returnDeletedObject: boolean;
   /** Table columns for `kubectl get` (kube's printer); the default Name/Created At when absent. */
   table?: TableDefinition;
+  /** Absent for the storage version itself; see VersionConversion. */
+  conversion?: VersionConversion;
+  deprecation?: Deprecation;
+  /**
+   * The resource's segment of its etcd keys (`/registry/<storagePath>/...`); the plural when absent.
+   * Custom resources use `<group>/<plural>`, as kube does, so they cannot collide with built-ins.
+   */
+  storagePath?: string;
+}
+
+/** The definition whose objects are stored for `def` (itself when it is the storage version). */
+export function storageDefOf(def: ResourceDefinition): ResourceDefinition {
+  return def.conversion?.storage ?? def;
+}
+
+/** The etcd key segment of a resource's objects (see `storagePath`). */
+export function storagePathOf(def: ResourceDefinition): string {
+  const s = storageDefOf(def);
+  return s.storagePath ?? s.plural;
 }
 
 /** Whether objects of the resource are kept (in etcd, behind the generic store). */
@@ -117,20 +179,39 @@ export function groupKindOf(def: Pick<ResourceDefinition, 'group' | 'kind'>): Gr
   return { group: def.group, kind: def.kind };
 }
 
-/** kube's discovery `storageVersionHash`: first 8 bytes of sha256("group/version/kind"), base64. */
-export function storageVersionHash(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind'>): string {
-  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+/**
+ * kube's discovery `storageVersionHash`: first 8 bytes of sha256("group/version/kind") of the
+ * storage version, base64 — the same for every served version of a resource.
+ */
+export function storageVersionHash(def: ResourceDefinition): string {
+  const s = storageDefOf(def);
+  return createHash('sha256').update(`${s.group}/${s.version}/${s.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-/** An immutable index of resource definitions by group/version/resource and by kind. */
+/** What changed in a catalog: definitions added and removed (custom resources come and go). */
+export interface CatalogChange {
+  added: readonly ResourceDefinition[];
+  removed: readonly ResourceDefinition[];
+}
+
+/**
+ * The index of resource definitions by group/version/resource and by kind. Built-in definitions
+ * are given at construction; custom resources are added and removed while serving, and listeners
+ * (discovery, OpenAPI) hear of each change.
+ */
 export class Catalog {
   readonly #byResource = new Map<string, ResourceDefinition>();
   readonly #byKind = new Map<string, KindDefinition>();
-  readonly #all: ResourceDefinition[];
-  readonly #kinds: KindDefinition[] = [];
+  #all: ResourceDefinition[] = [];
+  #kinds: KindDefinition[] = [];
+  readonly #listeners = new Set<(change: CatalogChange) => void>();
+  #generation = 0;
 
   constructor(defs: ResourceDefinition[]) {
-    this.#all = defs.slice();
+    this.#add(defs);
+  }
+
+  #add(defs: readonly ResourceDefinition[]): void {
     const addKind = (k: KindDefinition): void => {
       const kkey = `${apiVersionOf(k)}/${k.kind}`;
       const known = this.#byKind.get(kkey);
@@ -142,10 +223,64 @@ export class Catalog {
     for (const d of defs) {
       const rkey = `${d.group}/${d.version}/${d.plural}`;
       if (this.#byResource.has(rkey)) throw new Error(`duplicate resource ${rkey}`);
-      this.#byResource.set(rkey, d);
+    }
+    for (const d of defs) {
+      this.#byResource.set(`${d.group}/${d.version}/${d.plural}`, d);
+      this.#all.push(d);
       addKind(d);
     }
     for (const d of defs) for (const sub of d.subresources) if (sub.kind) addKind(sub.kind);
+  }
+
+  /** Adds definitions (throws on a duplicate resource or kind); listeners hear of it. */
+  add(defs: readonly ResourceDefinition[]): void {
+    this.replace([], defs);
+  }
+
+  /** Removes definitions (and the kinds only they had); listeners hear of it. */
+  remove(defs: readonly ResourceDefinition[]): void {
+    this.replace(defs, []);
+  }
+
+  /** Removes `removed`, then adds `added`, as one change (a custom resource definition updated). */
+  replace(removed: readonly ResourceDefinition[], added: readonly ResourceDefinition[]): void {
+    const gone = this.#remove(removed);
+    try {
+      this.#add(added);
+    } catch (e) {
+      this.#add(gone);
+      throw e;
+    }
+    if (gone.length === 0 && added.length === 0) return;
+    this.#generation++;
+    const change: CatalogChange = { added, removed: gone };
+    for (const l of this.#listeners) l(change);
+  }
+
+  #remove(defs: readonly ResourceDefinition[]): ResourceDefinition[] {
+    const gone = new Set(defs.filter((d) => this.#byResource.get(`${d.group}/${d.version}/${d.plural}`) === d));
+    if (gone.size === 0) return [];
+    for (const d of gone) this.#byResource.delete(`${d.group}/${d.version}/${d.plural}`);
+    this.#all = this.#all.filter((d) => !gone.has(d));
+    const kept = new Set<KindDefinition>();
+    for (const d of this.#all) {
+      kept.add(d);
+      for (const sub of d.subresources) if (sub.kind) kept.add(sub.kind);
+    }
+    this.#kinds = this.#kinds.filter((k) => kept.has(k));
+    for (const [key, k] of this.#byKind) if (!kept.has(k)) this.#byKind.delete(key);
+    return [...gone];
+  }
+
+  /** Counts changes: a cached document built at generation N is current while this is N. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Calls `listener` after every change; returns the unsubscribe function. */
+  subscribe(listener: (change: CatalogChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Every definition, stored or not, in registration order. */
@@ -153,9 +288,12 @@ export class Catalog {
     return this.#all;
   }
 
-  /** The definitions whose objects are stored (each gets a store and a watch cache). */
+  /**
+   * The definitions whose objects are stored, one per storage (each gets a watch cache). Served
+   * versions that convert to another definition's storage are not among them.
+   */
   stored(): ResourceDefinition[] {
-    return this.#all.filter(isStored);
+    return this.#all.filter((d) => isStored(d) && !d.conversion);
   }
 
   /** Every kind served: each resource's, then the sub-resources' own kinds. */
@@ -171,7 +309,10 @@ export class Catalog {
     return this.#byKind.get(`${apiVersion}/${kind}`);
   }
 
-  /** Groups with their versions, in registration order (core group as ''). */
+  /**
+   * Groups with their versions (core group as ''), in registration order; within a group the
+   * first version registered is the preferred one.
+   */
   groups(): Map<string, string[]> {
     const out = new Map<string, string[]>();
     for (const d of this.#all) {
@@ -182,8 +323,8 @@ export class Catalog {
     return out;
   }
 
-  /** The stored namespaced resources: what emptying a namespace deletes. */
+  /** The stored namespaced resources, one definition per storage: what emptying a namespace deletes. */
   namespacedResources(): ResourceDefinition[] {
-    return this.#all.filter((d) => d.namespaced && isStored(d));
+    return this.stored().filter((d) => d.namespaced);
   }
 }
