@@ -51,6 +51,12 @@ export interface KindDefinition {
   /** The OpenAPI schema of the kind, without apiVersion/kind/metadata (added by the catalog). */
   schema: Schema;
   strategy: ResourceStrategy;
+  /**
+   * A custom resource (kube's unstructured decoding): a body keeps every field — only apiVersion,
+   * kind and metadata are decoded as typed — and the strategy prunes, defaults and validates it
+   * against `schema`, so a value of the wrong type is a 422 cause, not a 400.
+   */
+  unstructured?: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@
  * them; kubectl's `get` prints these cells as they come.
  */
 import type { StoredObject } from './types.js';
+import { compileJSONPath, JSONPathError, type JSONPath } from './jsonpath.js';
 
 export interface TableColumn {
   name: string;
@@ -122,3 +123,83 @@ export const webhookConfigurationTable: TableDefinition = {
   columns: [nameCol, col('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), ageCol],
   cells: (obj, now) => [obj.metadata.name ?? '', len(obj['webhooks']), age(obj, now)],
 };
+
+/** One `additionalPrinterColumns` entry of a CustomResourceDefinition version. */
+export interface PrinterColumn {
+  name: string;
+  /** integer, number, string, boolean or date. */
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+/** kube's ConvertToHumanReadableDateType: the age of an RFC 3339 time, `<invalid>` if unparsable. */
+function dateCell(value: unknown, now: number): unknown {
+  if (typeof value !== 'string') return null;
+  const t = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(t)) return '<invalid>';
+  return humanDuration(now - t);
+}
+
+/** kube's cellForJSONValue: a typed cell, or null when the value is not of the column's type. */
+function typedCell(type: string, value: unknown, now: number): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'integer':
+      return typeof value === 'number' ? Math.trunc(value) : null;
+    case 'number':
+      return typeof value === 'number' ? value : null;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : null;
+    case 'date':
+      return dateCell(value, now);
+    default:
+      return null;
+  }
+}
+
+/** What client-go's jsonpath prints for a value in a string column. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * The Table of a custom resource version (kube's CRD tableconvertor): Name, then each printer
+ * column, whose cell is the first value its JSONPath reaches (null when none). Without columns,
+ * kube serves one: Age from `.metadata.creationTimestamp`. A column whose path does not compile
+ * makes kube fall back to the default table.
+ */
+export function customResourceTable(columns: readonly PrinterColumn[]): TableDefinition {
+  const cols = columns.length > 0 ? columns : [{ name: 'Age', type: 'date', description: CREATED_DOC, jsonPath: '.metadata.creationTimestamp' }];
+  let paths: JSONPath[];
+  try {
+    paths = cols.map((c) => compileJSONPath(c.jsonPath));
+  } catch (e) {
+    if (e instanceof JSONPathError) return defaultTable;
+    throw e;
+  }
+  return {
+    columns: [
+      nameCol,
+      ...cols.map((c) => ({
+        name: c.name,
+        type: c.type,
+        format: c.format ?? '',
+        description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+        priority: c.priority ?? 0,
+      })),
+    ],
+    cells: (obj, now) => [
+      obj.metadata.name ?? '',
+      ...cols.map((c, i) => {
+        const found = paths[i]!.find(obj);
+        if (found.length === 0 || found[0] === undefined) return null;
+        return c.type === 'string' ? textOf(found[0]) : typedCell(c.type, found[0], now);
+      }),
+    ],
+  };
+}

@@ -15,21 +15,37 @@ export interface WatchCachesOptions {
 
 export class WatchCaches {
   readonly #etcd: EtcdStore;
-  readonly #cachers: Cacher[] = [];
+  #cachers: Cacher[] = [];
   readonly #opts: WatchCachesOptions;
   #compactWatch: RawWatch | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #started = false;
+  #stopped = false;
 
   constructor(etcd: EtcdStore, opts: WatchCachesOptions = {}) {
     this.#etcd = etcd;
     this.#opts = opts;
   }
 
-  /** A cache for the resource stored under `prefix` (ending in '/'). */
+  /**
+   * A cache for the resource stored under `prefix` (ending in '/'). Added after `start()` (a
+   * custom resource), it fills in the background; until it is ready its reads and watches go to
+   * etcd, so it serves at once.
+   */
   add(prefix: string, apiVersion: string, kind: string): Cacher {
+    if (this.#stopped) throw new Error('watch caches are stopped');
     const c = new Cacher({ etcd: this.#etcd, prefix, apiVersion, kind, ...(this.#opts.onError ? { onError: this.#opts.onError } : {}) });
     this.#cachers.push(c);
+    // Its first sync reads a snapshot newer than any compaction seen so far.
+    if (this.#started) void c.start();
     return c;
+  }
+
+  /** Closes and forgets a cache (a custom resource no longer served); its watchers end. */
+  async remove(cacher: Cacher): Promise<void> {
+    const before = this.#cachers.length;
+    this.#cachers = this.#cachers.filter((c) => c !== cacher);
+    if (this.#cachers.length !== before) await cacher.close();
   }
 
   all(): readonly Cacher[] {
@@ -39,6 +55,7 @@ export class WatchCaches {
   /** Fills every cache (in parallel) and starts following compactions and sending bookmarks. */
   async start(): Promise<void> {
     await this.#followCompactions();
+    this.#started = true;
     await Promise.all(this.#cachers.map((c) => c.start()));
     const interval = this.#opts.bookmarkIntervalMs ?? 2000;
     this.#timer = setInterval(() => void this.#bookmarks(), interval);
@@ -74,6 +91,7 @@ export class WatchCaches {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#compactWatch?.cancel();
     await Promise.all(this.#cachers.map((c) => c.close()));

@@ -39,6 +39,13 @@ export function fullSchemaOf(def: KindDefinition): Schema {
   return sch;
 }
 
+/** A custom resource's body: typed apiVersion, kind and metadata; every other field as sent. */
+const UNSTRUCTURED: Schema = {
+  type: 'object',
+  'x-kubernetes-preserve-unknown-fields': true,
+  properties: { apiVersion: s.str(), kind: s.str(), metadata: s.ref('ObjectMeta') },
+};
+
 export function schemaDefinitions(): ReadonlyMap<string, Schema> {
   return definitions;
 }
@@ -67,7 +74,7 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   }
   let obj: StoredObject;
   try {
-    obj = conform(raw, fullSchemaOf(def), definitions, def.kind) as StoredObject;
+    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), definitions, def.kind) as StoredObject;
   } catch (e) {
     if (e instanceof DecodeError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${e.message}`);
     throw e;

@@ -1,0 +1,228 @@
+/**
+ * A CustomResourceDefinition → one ResourceDefinition per served version, as kube's crdHandler
+ * builds its per-version storage: the storage version plain, the other served versions converting
+ * to it (conversion strategy None: only apiVersion changes), each with its own compiled schema,
+ * strategy, sub-resources, Table and deprecation.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import {
+  compareKubeAwareVersions,
+  compileVersionSchema,
+  customResourceTable,
+  fieldErr,
+  nameIsDNSSubdomain,
+  s,
+  type CompiledVersionSchema,
+  type FieldError,
+  type KindDefinition,
+  type ResourceDefinition,
+  type ResourceStrategy,
+  type Schema,
+  type StoredObject,
+  type SubresourceDefinition,
+  type Verb,
+} from '@plinth/api';
+import { storageVersionOf, type CRD, type CRDScale, type CRDVersion } from './types.js';
+
+const ALL_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+const MAX_INT32 = 2147483647;
+
+/** What serving a custom resource version needs besides its ResourceDefinition. */
+export interface CustomResourceInfo {
+  crdName: string;
+  crdUID: string;
+  compiled: CompiledVersionSchema;
+  /** The scale sub-resource's paths, when the version has one. */
+  scale: CRDScale | undefined;
+  /** The status sub-resource's strategy, when the version has one. */
+  statusStrategy: ResourceStrategy | undefined;
+}
+
+/** Custom resource definitions → what serves them (kube keeps this in its crdInfo). */
+const infos = new WeakMap<ResourceDefinition, CustomResourceInfo>();
+
+/** Serving facts of a custom resource's definition; undefined for built-in resources. */
+export function customResourceInfo(def: ResourceDefinition): CustomResourceInfo | undefined {
+  return infos.get(def);
+}
+
+/** autoscaling/v1 Scale, the kind of every custom resource's `scale` sub-resource. */
+export const scaleKind: KindDefinition = {
+  group: 'autoscaling',
+  version: 'v1',
+  kind: 'Scale',
+  schema: s.obj({
+    spec: s.obj({ replicas: s.int('desired number of instances for the scaled object.') }, { description: 'defines the behavior of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.' }),
+    status: s.obj(
+      {
+        replicas: s.int('actual number of observed instances of the scaled object.'),
+        selector: s.str('label query over pods that should match the replicas count. This is same as the label selector but in the string format to avoid introspection by clients. The string will be in the same format as the query-param syntax. More info about label selectors: http://kubernetes.io/docs/user-guide/labels#label-selectors'),
+      },
+      { required: ['replicas'], description: 'current status of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. Read-only.' },
+    ),
+  }, { description: 'Scale represents a scaling request for a resource.' }),
+  strategy: { validate: () => [] },
+};
+
+/** The value at a `.a.b` path of the scale sub-resource (kube reads them with NestedInt64/NestedString). */
+export function valueAtPath(obj: unknown, path: string): { found: boolean; value: unknown } {
+  let cur: unknown = obj;
+  for (const k of path.replace(/^\./, '').split('.')) {
+    if (!cur || typeof cur !== 'object' || Array.isArray(cur) || !Object.hasOwn(cur, k)) return { found: false, value: undefined };
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return { found: true, value: cur };
+}
+
+/** kube's ValidateScaleSpec / ValidateScaleStatus over the object. */
+function validateScale(obj: StoredObject, scale: CRDScale, which: 'spec' | 'status'): FieldError[] {
+  const errs: FieldError[] = [];
+  const replicasPath = which === 'spec' ? scale.specReplicasPath : scale.statusReplicasPath;
+  const { found, value } = valueAtPath(obj, replicasPath);
+  if (found) {
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      errs.push(fieldErr.invalid(replicasPath, 0, `${replicasPath.replace(/^\./, '')} accessor error: ${JSON.stringify(value)} is of the type ${typeof value}, expected int64`));
+    } else if (value < 0) errs.push(fieldErr.invalid(replicasPath, value, 'should be a non-negative integer'));
+    else if (value > MAX_INT32) errs.push(fieldErr.invalid(replicasPath, value, `should be less than or equal to ${MAX_INT32}`));
+  }
+  if (which === 'status' && scale.labelSelectorPath) {
+    const sel = valueAtPath(obj, scale.labelSelectorPath);
+    if (sel.found && typeof sel.value !== 'string') {
+      errs.push(fieldErr.invalid(scale.labelSelectorPath, '', `${scale.labelSelectorPath.replace(/^\./, '')} accessor error: ${JSON.stringify(sel.value)} is of the type ${typeof sel.value}, expected string`));
+    }
+  }
+  return errs;
+}
+
+/** Everything but metadata (and status, when the status sub-resource owns it): what bumps generation. */
+function nonMetadata(obj: StoredObject, withoutStatus: boolean): Record<string, unknown> {
+  const { metadata: _m, apiVersion: _v, kind: _k, ...rest } = obj;
+  if (withoutStatus) delete rest['status'];
+  return rest;
+}
+
+const isStatusField = (e: FieldError): boolean => e.field === 'status' || e.field.startsWith('status.') || e.field.startsWith('status[');
+
+/** kube's customResourceStrategy and statusStrategy for one version. */
+function strategiesFor(compiled: CompiledVersionSchema, v: CRDVersion): { main: ResourceStrategy; status: ResourceStrategy | undefined } {
+  const statusEnabled = !!v.subresources?.status;
+  const scale = v.subresources?.scale;
+  const main: ResourceStrategy = {
+    defaults(obj) {
+      compiled.prune(obj);
+      compiled.applyDefaults(obj);
+    },
+    prepareForCreate(obj) {
+      if (statusEnabled) delete obj['status'];
+      obj.metadata.generation = 1;
+    },
+    prepareForUpdate(obj, old) {
+      if (statusEnabled) {
+        if (old['status'] !== undefined) obj['status'] = old['status'];
+        else delete obj['status'];
+      }
+      if (!isDeepStrictEqual(nonMetadata(obj, statusEnabled), nonMetadata(old, statusEnabled))) {
+        obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      }
+    },
+    validate(obj) {
+      const errs = compiled.validate(obj);
+      if (scale) errs.push(...validateScale(obj, scale, 'spec'), ...validateScale(obj, scale, 'status'));
+      return errs;
+    },
+  };
+  if (!statusEnabled) return { main, status: undefined };
+  const status: ResourceStrategy = {
+    defaults: main.defaults!,
+    // Only .status changes through the status sub-resource (and managedFields, which track it).
+    prepareForUpdate(obj, old) {
+      const next = structuredClone(old);
+      next.metadata.managedFields = obj.metadata.managedFields;
+      if (obj.metadata.managedFields === undefined) delete next.metadata.managedFields;
+      if (obj['status'] !== undefined) next['status'] = obj['status'];
+      else delete next['status'];
+      for (const k of Object.keys(obj)) delete obj[k];
+      Object.assign(obj, next);
+    },
+    validate(obj) {
+      const errs = compiled.validate(obj).filter(isStatusField);
+      if (scale) errs.push(...validateScale(obj, scale, 'status'));
+      return errs;
+    },
+  };
+  return { main, status };
+}
+
+/** The kind's schema as the catalog keeps it: apiVersion, kind and metadata are the catalog's own. */
+function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
+  const sch = compiled?.schema;
+  if (!sch) return s.any();
+  const { apiVersion: _v, kind: _k, metadata: _m, ...properties } = sch.properties ?? {};
+  return { ...sch, properties };
+}
+
+/**
+ * The ResourceDefinitions of a CRD's served versions, highest-priority version first (kube's
+ * discovery orders a group's versions by kube-aware version priority, so the first is preferred).
+ * Names are the CRD's accepted names. Throws when a schema does not compile (validation should
+ * have refused that CRD).
+ */
+export function buildCustomResourceDefinitions(crd: CRD): { served: ResourceDefinition[]; storage: ResourceDefinition } {
+  const { group, scope } = crd.spec;
+  const names = crd.status?.acceptedNames ?? crd.spec.names;
+  const plural = names.plural;
+  const kind = names.kind;
+  const storageVersion = storageVersionOf(crd);
+  const served = crd.spec.versions.filter((v) => v.served || v.name === storageVersion);
+  const byVersion = new Map<string, ResourceDefinition>();
+  for (const v of served) {
+    const compiled = v.schema?.openAPIV3Schema !== undefined ? compileVersionSchema(v.schema.openAPIV3Schema) : undefined;
+    const effective: CompiledVersionSchema = compiled ?? { validate: () => [], applyDefaults: () => undefined, prune: () => undefined, schema: s.any() };
+    const { main, status } = strategiesFor(effective, v);
+    const subresources: SubresourceDefinition[] = [];
+    if (status) subresources.push({ name: 'status', verbs: ['get', 'patch', 'update'], strategy: status });
+    if (v.subresources?.scale) subresources.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: scaleKind });
+    const def: ResourceDefinition = {
+      group,
+      version: v.name,
+      kind,
+      listKind: names.listKind ?? `${kind}List`,
+      schema: kindSchema(compiled),
+      strategy: main,
+      unstructured: true,
+      plural,
+      singular: names.singular || kind.toLowerCase(),
+      shortNames: names.shortNames ?? [],
+      categories: names.categories ?? [],
+      namespaced: scope === 'Namespaced',
+      verbs: ALL_VERBS,
+      storage: 'etcd',
+      subresources,
+      nameValidator: nameIsDNSSubdomain,
+      allowCreateOnUpdate: false,
+      returnDeletedObject: false,
+      table: customResourceTable(v.additionalPrinterColumns ?? []),
+      storagePath: `${group}/${plural}`,
+    };
+    if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`, removedRelease: '' };
+    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, statusStrategy: status });
+    byVersion.set(v.name, def);
+  }
+  const storage = byVersion.get(storageVersion)!;
+  for (const [version, def] of byVersion) {
+    if (def === storage) continue;
+    const apiVersion = `${group}/${version}`;
+    const storageApiVersion = `${group}/${storageVersion}`;
+    // Conversion strategy None: the object is the same, only its apiVersion differs.
+    def.conversion = {
+      storage,
+      toStorage: (obj) => ({ ...obj, apiVersion: storageApiVersion, kind }),
+      fromStorage: (obj) => ({ ...obj, apiVersion, kind }),
+    };
+  }
+  // A storage version that is not served still stores (served versions convert to it), unlisted.
+  const servedDefs = [...byVersion.entries()].filter(([name]) => crd.spec.versions.find((v) => v.name === name)?.served).map(([, d]) => d);
+  // Highest priority first (kube's CompareKubeAwareVersionStrings is positive when a ranks higher).
+  servedDefs.sort((a, b) => compareKubeAwareVersions(b.version, a.version));
+  return { served: servedDefs, storage };
+}
