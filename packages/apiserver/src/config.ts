@@ -24,6 +24,7 @@ import { startServiceAccountTokensController } from './controllers/serviceaccoun
 import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
 import type { HealthCheck } from './health.js';
+import { customResourceComponents } from './crd/index.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -226,6 +227,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       { name: 'etcd', check: () => withTimeout(storage.currentRevision(), 2000).then(() => undefined) },
     ];
 
+    // CustomResourceDefinitions: each served as ResourceDefinitions and stores added while serving.
+    const apiextensions = customResourceComponents({ catalog, stores, crds: stores.get(def('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'))!, storage, watchCaches, keys, admission, log });
+
     const namespaces = stores.get(def('', 'v1', 'namespaces'))!;
     const clusterRoles = rbacStore('clusterroles')();
     const clusterRoleBindings = rbacStore('clusterrolebindings')();
@@ -254,6 +258,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
             log,
           }),
       },
+      apiextensions.controller,
     ];
 
     const cache = watchCaches;
@@ -280,6 +285,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         { name: 'rbac/bootstrap-roles', run: () => ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, log }) },
         // kube waits for its informers before serving: no request is decided on half-loaded roles.
         { name: 'authorization-synced', run: async () => authorizer!.synced },
+        apiextensions.postStartHook,
       ],
       controllers,
       compactNow: () => comp.tick(),

@@ -27,6 +27,7 @@ import { serveHealth, type HealthCheck } from './health.js';
 import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
+import { withCustomResources } from './crd/index.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -66,7 +67,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
-  const resourceHandler = createResourceHandler({ catalog, stores, createOnly, admission: config.admission });
+  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission }), { catalog, stores });
   const openapi = createOpenAPIHandler(catalog, { verbs: SERVED_VERBS });
 
   const route: Handler = async (req, res) => {

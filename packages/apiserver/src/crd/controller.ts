@@ -19,7 +19,7 @@ import type { Logger } from '../log.js';
 import { runInformer, type Informer } from '../controllers/informer.js';
 import { buildCustomResourceDefinitions } from './definitions.js';
 import { calculateNamesAndConditions } from './names.js';
-import { CLEANUP_FINALIZER, conditionOf, isConditionTrue, sameCondition, setCondition, type CRD } from './types.js';
+import { CLEANUP_FINALIZER, conditionOf, isConditionTrue, sameCondition, setCondition, storageVersionOf, type CRD } from './types.js';
 
 const CONTROLLER_USER: UserInfo = { name: 'system:apiserver', uid: '', groups: ['system:masters'] };
 const SCOPE: RequestScope = { user: CONTROLLER_USER, namespace: '' };
@@ -41,6 +41,7 @@ export interface CustomResourceControllerDeps {
 interface Served {
   /** The CRD's spec and accepted names this was built from (kube rebuilds when they change). */
   basis: unknown;
+  lifecycle: { terminating: boolean };
   defs: ResourceDefinition[];
   storage: ResourceDefinition;
   cache: Cacher | undefined;
@@ -77,10 +78,15 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const name = crd.metadata.name!;
     const basis = { uid: crd.metadata.uid, spec: crd.spec, acceptedNames: crd.status?.acceptedNames };
     const cur = served.get(name);
-    if (cur && isDeepStrictEqual(cur.basis, basis)) return;
+    const terminating = isConditionTrue(crd, 'Terminating');
+    if (cur && isDeepStrictEqual(cur.basis, basis)) {
+      cur.lifecycle.terminating = terminating;
+      return;
+    }
+    const lifecycle = { terminating };
     let built: ReturnType<typeof buildCustomResourceDefinitions>;
     try {
-      built = buildCustomResourceDefinitions(crd);
+      built = buildCustomResourceDefinitions(crd, lifecycle);
     } catch (e) {
       log.error('custom resource definition cannot be served', { name, error: String(e) });
       unserve(name);
@@ -108,7 +114,7 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
       for (const d of cur.defs) stores.delete(d);
       if (cur.cache) void deps.watchCaches?.remove(cur.cache);
     }
-    served.set(name, { basis, defs, storage, cache });
+    served.set(name, { basis, lifecycle, defs, storage, cache });
     storageStores.set(name, storageStore);
     log.v(2, 'serving custom resource', { name, versions: defs.map((d) => d.version) });
   };
@@ -117,7 +123,10 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
   const updateNames = async (crd: CRD): Promise<void> => {
     if (crd.metadata.deletionTimestamp) return;
     const result = calculateNamesAndConditions(crd, known.values());
+    const storageVersion = storageVersionOf(crd);
+    const stored = crd.status?.storedVersions ?? [];
     if (
+      stored.includes(storageVersion) &&
       isDeepStrictEqual(crd.status?.acceptedNames, result.acceptedNames) &&
       sameCondition(conditionOf(crd, 'NamesAccepted'), result.namesAccepted) &&
       sameCondition(conditionOf(crd, 'Established'), result.established)
@@ -126,7 +135,10 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     }
     await writeStatus(crd, (c) => {
       const t = now();
-      (c.status ??= {}).acceptedNames = result.acceptedNames;
+      const status = (c.status ??= {});
+      status.acceptedNames = result.acceptedNames;
+      // Every version objects were ever stored in (kube's registry adds it on each write).
+      if (!(status.storedVersions ?? []).includes(storageVersion)) status.storedVersions = [...(status.storedVersions ?? []), storageVersion];
       setCondition(c, result.namesAccepted, t);
       setCondition(c, result.established, t);
     });

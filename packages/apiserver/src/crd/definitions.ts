@@ -36,6 +36,8 @@ export interface CustomResourceInfo {
   scale: CRDScale | undefined;
   /** The status sub-resource's strategy, when the version has one. */
   statusStrategy: ResourceStrategy | undefined;
+  /** Shared by every version of the CRD; the controller sets it while the CRD is being deleted. */
+  lifecycle: { terminating: boolean };
 }
 
 /** Custom resource definitions → what serves them (kube keeps this in its crdInfo). */
@@ -167,7 +169,7 @@ function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
  * Names are the CRD's accepted names. Throws when a schema does not compile (validation should
  * have refused that CRD).
  */
-export function buildCustomResourceDefinitions(crd: CRD): { served: ResourceDefinition[]; storage: ResourceDefinition } {
+export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminating: boolean } = { terminating: false }): { served: ResourceDefinition[]; storage: ResourceDefinition } {
   const { group, scope } = crd.spec;
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const plural = names.plural;
@@ -205,7 +207,7 @@ export function buildCustomResourceDefinitions(crd: CRD): { served: ResourceDefi
       storagePath: `${group}/${plural}`,
     };
     if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`, removedRelease: '' };
-    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, statusStrategy: status });
+    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, statusStrategy: status, lifecycle });
     byVersion.set(v.name, def);
   }
   const storage = byVersion.get(storageVersion)!;
