@@ -238,7 +238,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           startNamespaceControllers({
             namespaces,
             serviceAccounts: stores.get(def('', 'v1', 'serviceaccounts'))!,
-            namespacedStores: catalog.namespacedResources().map((d) => stores.get(d)!),
+            namespacedStores: () => catalog.namespacedResources().flatMap((d) => stores.get(d) ?? []),
             log,
           }),
       },
