@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Catalog, apiVersionOf, builtinResources, type ResourceDefinition, type StoredObject } from '@plinth/api';
+import { Catalog, apiVersionOf, builtinResources, isStored, storageDefOf, storagePathOf, type ResourceDefinition, type StoredObject } from '@plinth/api';
 import { EtcdStore, WatchCaches, createKeyFunctions, isKeyNotFound, startCompactor, startEmbeddedEtcd, type Compactor, type EmbeddedEtcd, type KeyFunctions, type Store } from '@plinth/storage';
 import { createAdmission, createMutatingWebhookPlugin, createValidatingWebhookPlugin, type AdmissionChain } from '@plinth/admission';
 import { buildAuthenticator, buildAuthorizer, createServiceAccountTokenIssuer, loadServiceAccountKeys, type Authenticator, type Authorizer, type TokenIssuer } from '@plinth/auth';
@@ -155,8 +155,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
     watchCaches = opts.watchCache ? new WatchCaches(storage, { onError: (msg, err) => log.error(msg, { error: String(err ?? '') }) }) : undefined;
     const storeOf = new Map<ResourceDefinition, Store>();
-    for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(d.plural), apiVersionOf(d), d.kind) : storage);
-    const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(d.plural, d.namespaced ? namespace : undefined, name), fallback);
+    for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind) : storage);
+    const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name), fallback);
 
     const getNamespace = getterOf(def('', 'v1', 'namespaces'), true);
     // Webhook configurations as the watch cache has them (kube's informer-backed managers).
@@ -172,9 +172,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const rbacStore = (plural: string) => () => stores.get(def('rbac.authorization.k8s.io', 'v1', plural))!;
     // The escalation check asks the authorizer built below (the stores are built first).
     const guardDeps = { authorizer: () => authorizer!, roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles') };
-    for (const d of catalog.stored()) {
+    // A store per served version; versions that convert share their storage version's cache.
+    for (const d of catalog.all()) {
+      if (!isStored(d)) continue;
       const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : undefined;
-      stores.set(d, new ResourceStore(d, { storage: storeOf.get(d)!, keys, admission, writeGuard }));
+      stores.set(d, new ResourceStore(d, { storage: storeOf.get(storageDefOf(d))!, keys, admission, writeGuard }));
     }
     await watchCaches?.start();
     compactor = startCompactor({
@@ -240,7 +242,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           startNamespaceControllers({
             namespaces,
             serviceAccounts: stores.get(def('', 'v1', 'serviceaccounts'))!,
-            namespacedStores: catalog.namespacedResources().map((d) => stores.get(d)!),
+            namespacedStores: () => catalog.namespacedResources().flatMap((d) => stores.get(d) ?? []),
             log,
           }),
       },

@@ -1,6 +1,6 @@
 /** Per-request state the filters establish and the handlers read. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from '@plinth/api';
+import type { Deprecation, UserInfo } from '@plinth/api';
 import type { RequestInfo } from './request-info.js';
 
 export interface RequestContext {
@@ -9,6 +9,12 @@ export interface RequestContext {
   user?: UserInfo;
   /** When the request started (process.hrtime.bigint()). */
   start: bigint;
+  /**
+   * Set when the request addressed a deprecated version (kube's `deprecation` request marker):
+   * the audit annotation `k8s.io/deprecated` and the `apiserver_requested_deprecated_apis`
+   * gauge read it.
+   */
+  deprecated?: { group: string; version: string; resource: string; subresource: string; deprecation: Deprecation };
 }
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();

@@ -1,6 +1,6 @@
 /**
  * Discovery documents as kube-apiserver 1.24 serves them: /api, /api/v1, /apis, /apis/<g>,
- * /apis/<g>/<v>, and /version. Built once from the catalog at start-up.
+ * /apis/<g>/<v>, and /version. Built from the catalog, again after each change of it.
  * Aggregated discovery (apidiscovery.k8s.io/v2) is not served: clients that prefer it send JSON as a
  * fallback in Accept, and negotiation picks that, answering the legacy documents.
  */
@@ -61,7 +61,8 @@ function resourceEntries(def: ResourceDefinition, served: ReadonlySet<Verb>): AP
   return [main, ...subs];
 }
 
-export function buildDiscovery(catalog: Catalog, served: ReadonlySet<Verb>, serverAddress: () => string): { get(path: string): unknown | undefined } {
+/** The documents of one catalog generation, by path. */
+function buildDocuments(catalog: Catalog, served: ReadonlySet<Verb>): { docs: Map<string, unknown>; coreVersions: string[] } {
   const docs = new Map<string, unknown>();
   const groups = catalog.groups();
   const groupEntries: unknown[] = [];
@@ -82,14 +83,27 @@ export function buildDiscovery(catalog: Catalog, served: ReadonlySet<Verb>, serv
     docs.set(`/apis/${group}`, { kind: 'APIGroup', apiVersion: 'v1', ...entry });
   }
   docs.set('/apis', { kind: 'APIGroupList', apiVersion: 'v1', groups: groupEntries });
-  const coreVersions = groups.get('') ?? [];
+  return { docs, coreVersions: groups.get('') ?? [] };
+}
+
+/**
+ * Discovery over a catalog that changes (custom resources come and go): the documents are
+ * rebuilt on the first request after a change, so a new group or version is discoverable at once.
+ */
+export function buildDiscovery(catalog: Catalog, served: ReadonlySet<Verb>, serverAddress: () => string): { get(path: string): unknown | undefined } {
+  let built = buildDocuments(catalog, served);
+  let generation = catalog.generation;
   return {
     get(path) {
+      if (generation !== catalog.generation) {
+        generation = catalog.generation;
+        built = buildDocuments(catalog, served);
+      }
       const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
       if (p === '/api') {
-        return { kind: 'APIVersions', versions: coreVersions, serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: serverAddress() }] };
+        return { kind: 'APIVersions', versions: built.coreVersions, serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: serverAddress() }] };
       }
-      return docs.get(p);
+      return built.docs.get(p);
     },
   };
 }

@@ -36,8 +36,8 @@ export async function ensureSystemNamespaces(namespaces: ResourceStore): Promise
 export interface NamespaceControllerDeps {
   namespaces: ResourceStore;
   serviceAccounts: ResourceStore;
-  /** Every namespaced resource's store, emptied when a namespace goes. */
-  namespacedStores: ResourceStore[];
+  /** The store of every namespaced resource, asked at each cleanup (custom resources come and go). */
+  namespacedStores: () => ResourceStore[];
   log: Logger;
 }
 
@@ -85,7 +85,7 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
   /** Deletes every namespaced object in `ns`; true once none is left. */
   const emptyNamespace = async (ns: string): Promise<boolean> => {
     let remaining = 0;
-    for (const store of deps.namespacedStores) {
+    for (const store of deps.namespacedStores()) {
       const nsScope = { user: CONTROLLER_USER, namespace: ns };
       await store.deleteCollection(nsScope, {});
       remaining += (await store.list(nsScope, { limit: 1 })).items.length;

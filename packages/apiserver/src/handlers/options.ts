@@ -10,6 +10,7 @@ import {
   objectFieldSet,
   validateFieldSelector,
   SelectorParseError,
+  storageDefOf,
   type FieldError,
   type ResourceDefinition,
   type StoredObject,
@@ -75,6 +76,11 @@ export interface ParsedListOptions extends ListOptions {
   allowWatchBookmarks: boolean;
 }
 
+/** The name a resource's field selector rules are registered under: `plural` in core, else `plural.group`. */
+export function fieldSelectorResource(def: ResourceDefinition): string {
+  return def.group ? `${def.plural}.${def.group}` : def.plural;
+}
+
 /** Builds the selector predicate for a resource; 400 on a malformed or unsupported selector. */
 export function selectorPredicate(def: ResourceDefinition, query: URLSearchParams): { predicate?: Predicate; hasSelector: boolean } {
   const ls = query.get('labelSelector') ?? '';
@@ -83,12 +89,15 @@ export function selectorPredicate(def: ResourceDefinition, query: URLSearchParam
   try {
     const labels = ls ? parseLabelSelector(ls) : undefined;
     const fields = fs ? parseFieldSelector(fs) : undefined;
-    if (fields) validateFieldSelector(def.plural, fields);
+    // Field labels are checked for the requested version (kube's per-version field label
+    // conversion); objects are matched in storage, as the storage version has them.
+    if (fields) validateFieldSelector(fieldSelectorResource(def), fields);
+    const stored = fieldSelectorResource(storageDefOf(def));
     const lsel = labels && !labels.empty() ? labels : undefined;
     const fsel = fields && !fields.empty() ? fields : undefined;
     if (!lsel && !fsel) return { hasSelector: false };
     const predicate = (obj: StoredObject): boolean =>
-      (!lsel || lsel.matches(obj.metadata.labels)) && (!fsel || fsel.matches(objectFieldSet(def.plural, obj)));
+      (!lsel || lsel.matches(obj.metadata.labels)) && (!fsel || fsel.matches(objectFieldSet(stored, obj)));
     return { predicate, hasSelector: true };
   } catch (e) {
     if (e instanceof SelectorParseError) throw badRequest(e.message);

@@ -62,13 +62,16 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
     if (info.hasEmptySegment) throw pathNotFound();
     const def = deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!def) throw pathNotFound();
+    if (def.deprecation) markDeprecated(req, res, def);
     // Unescaped path segments must still be single segments (kube's ValidatePathSegmentName).
     for (const [what, value] of [['resource name', info.name], ['namespace', info.namespace]] as const) {
       const problems = nameIsPathSegment(value, false).filter((m) => !m.startsWith('must be no more'));
       if (value && problems.length > 0) throw badRequest(`invalid ${what} ${JSON.stringify(value)}: [${problems.join(', ')}]`);
     }
     if (!isStored(def)) return serveCreateOnlyResource(req, res, def, deps, user!);
-    const store = deps.stores.get(def)!;
+    // A custom resource's store comes and goes with its definition: between the two, 404.
+    const store = deps.stores.get(def);
+    if (!store) throw pathNotFound();
     const r: ResourceRequest = {
       req,
       res,
@@ -116,6 +119,17 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
         throw methodNotSupported(undefined, verb);
     }
   };
+}
+
+/**
+ * A request to a deprecated version: kube's deprecation filter adds the version's warning to the
+ * response and marks the request for the audit annotation and the deprecated-API metric.
+ */
+function markDeprecated(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition): void {
+  const ctx = contextOf(req);
+  const deprecation = def.deprecation!;
+  ctx.deprecated = { group: def.group, version: def.version, resource: def.plural, subresource: ctx.info.subresource, deprecation };
+  addWarning(res, deprecation.warning);
 }
 
 /** A resource that is not stored: POST to its collection, and no other route. */

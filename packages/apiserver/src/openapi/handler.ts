@@ -9,7 +9,7 @@
  *  - `/openapi/v3/<gv>`: the group-version document (JSON) with an ETag; with `?hash=` equal to
  *    the ETag it adds `Cache-Control: public, immutable` and a one-year `Expires`, with another
  *    hash it redirects (301) to the current URL.
- * Documents are built once, on first use.
+ * Documents are built on first use, and again on first use after the catalog changed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
@@ -132,7 +132,15 @@ function notAcceptable(res: ServerResponse): void {
  */
 export function createOpenAPIHandler(catalog: Catalog, opts: OpenAPIOptions = {}): OpenAPIHandler {
   let built: Built | undefined;
-  const docs = (): Built => (built ??= build(catalog, opts));
+  let generation = catalog.generation;
+  // Rebuilt on the first request after the catalog changed (a custom resource came or went).
+  const docs = (): Built => {
+    if (generation !== catalog.generation) {
+      generation = catalog.generation;
+      built = undefined;
+    }
+    return (built ??= build(catalog, opts));
+  };
   return async (req, res, path, query) => {
     if (path !== '/openapi/v2' && path !== '/openapi/v3' && !path.startsWith('/openapi/v3/')) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotSupported(undefined, req.method ?? '');

@@ -14,6 +14,7 @@ import {
   groupResourceOf,
   invalid,
   notFound,
+  storagePathOf,
   successStatus,
   validateObjectMeta,
   validateObjectMetaUpdate,
@@ -30,6 +31,7 @@ import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOpt
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
+import { ConvertingStore } from './converting-store.js';
 
 export { generateName, now } from './meta.js';
 
@@ -84,10 +86,18 @@ export class ResourceStore {
   readonly #apiVersion: string;
   readonly #fieldManager: FieldManager;
 
+  readonly #path: string;
+
+  /**
+   * `deps.storage` holds the storage version's objects (the watch cache of `storageDefOf(def)`);
+   * a served version that converts gets them converted at that boundary, so everything here —
+   * defaults, validation, admission, managedFields — happens in `def`'s own version.
+   */
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
-    this.#deps = deps;
     this.#apiVersion = apiVersionOf(def);
+    this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
+    this.#path = storagePathOf(def);
     const schema = fullSchemaOf(def);
     const defs = schemaDefinitions();
     this.#fieldManager = new FieldManager({
@@ -106,11 +116,11 @@ export class ResourceStore {
   }
 
   key(namespace: string, name: string): string {
-    return this.#deps.keys.objectKey(this.def.plural, this.def.namespaced ? namespace : undefined, name);
+    return this.#deps.keys.objectKey(this.#path, this.def.namespaced ? namespace : undefined, name);
   }
 
   collectionPrefix(namespace: string): string {
-    return this.#deps.keys.collectionPrefix(this.def.plural, this.def.namespaced && namespace ? namespace : undefined);
+    return this.#deps.keys.collectionPrefix(this.#path, this.def.namespaced && namespace ? namespace : undefined);
   }
 
   async get(scope: RequestScope, name: string, resourceVersion?: string): Promise<StoredObject> {
