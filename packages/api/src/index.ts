@@ -13,3 +13,4 @@ export * from './selectors/index.js';
 export * from './tables.js';
 export * from './patch/index.js';
 export * from './managedfields/index.js';
+export * from './apiextensions/index.js';
