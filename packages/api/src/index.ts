@@ -14,3 +14,4 @@ export * from './tables.js';
 export * from './patch/index.js';
 export * from './managedfields/index.js';
 export * from './jsonpath.js';
+export * from './apiextensions/index.js';

@@ -1,0 +1,351 @@
+/**
+ * One CRD version's `openAPIV3Schema` compiled for serving: an ajv validator (built once per CRD
+ * change) whose errors are translated into the causes kube-apiserver 1.24 reports (kube-openapi's
+ * validator messages through apiextensions' `ValidateCustomResource`), plus kube's structural
+ * pruning, defaulting, embedded-resource and list-type checks, and the schema in plinth's own
+ * `Schema` form for server-side apply and OpenAPI.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FieldError } from '../field-errors.js';
+import { fieldErr } from '../field-errors.js';
+import type { Schema } from '../schema.js';
+import { isPlainObject } from '../types.js';
+import { formatCheck } from './formats.js';
+import { goFloat, goValue } from './gofmt.js';
+import {
+  type StructuralNode,
+  applyDefaults,
+  coerceEmbedded,
+  prune,
+  pruneNonNullableNulls,
+  someNode,
+  toStructural,
+  validateEmbedded,
+  validateListTypes,
+} from './structural.js';
+
+/** The compiled form of one version's openAPIV3Schema, built once per CRD change. */
+export interface CompiledVersionSchema {
+  /**
+   * 422 causes for an object of this version as kube's apiextensions validator reports them
+   * (field paths from the object root, e.g. `spec.size`). apiVersion/kind/metadata are not
+   * validated here.
+   */
+  validate(obj: Record<string, unknown>): FieldError[];
+  /** Applies `default`s in place (kube's structural defaulting, incl. defaults inside arrays/maps items). */
+  applyDefaults(obj: Record<string, unknown>): void;
+  /**
+   * Drops fields the schema does not declare, in place (kube's pruning: honours
+   * x-kubernetes-preserve-unknown-fields and x-kubernetes-embedded-resource (keeps
+   * apiVersion/kind/metadata there)); apiVersion/kind/metadata at the root are kept. As kube's
+   * decoder does next, nulls the schema does not allow and has no default for are dropped too,
+   * and an embedded resource's metadata keeps only ObjectMeta fields.
+   */
+  prune(obj: Record<string, unknown>): void;
+  /**
+   * The schema in plinth's own `Schema` form: for server-side apply (list types, map types) and
+   * for OpenAPI publishing. Root properties only, without apiVersion/kind/metadata.
+   */
+  schema: Schema;
+}
+
+type Raw = Record<string, unknown>;
+
+/** Marks on the ajv form of a schema node, read back when translating errors. */
+const TYPE_NAME = 'x-plinth-type';
+const FORMAT_NAME = 'x-plinth-format';
+
+/** JSON type names as kube-openapi infers them from decoded JSON (int64 → integer, float64 → number). */
+function jsonType(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (typeof v === 'object') return 'object';
+  return typeof v;
+}
+
+/** kube's Go regexps, tried as Unicode JS regexps first; a leading `(?i)` becomes the `i` flag. */
+function goRegExp(pattern: string, flags = ''): RegExp {
+  let p = pattern;
+  let f = flags.replace('u', '');
+  if (p.startsWith('(?i)')) {
+    p = p.slice(4);
+    f += 'i';
+  }
+  try {
+    return new RegExp(p, `${f}u`);
+  } catch {
+    return new RegExp(p, f);
+  }
+}
+const regExpEngine = Object.assign((pattern: string, flags: string) => goRegExp(pattern, flags), { code: 'RegExp' });
+
+function compilesAsRegExp(pattern: string): boolean {
+  try {
+    goRegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const PASSTHROUGH_NUMBERS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties'] as const;
+
+/**
+ * The ajv form of a JSONSchemaProps: types with nullability, value validations, supported formats,
+ * and the nested schemas; the rest (defaults, descriptions, extensions) dropped.
+ */
+function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw {
+  const s = isPlainObject(raw) ? raw : {};
+  const out: Raw = {};
+  let types: string[] = [];
+  if (s['x-kubernetes-int-or-string'] === true) types = ['integer', 'string'];
+  else if (typeof s['type'] === 'string' && s['type'] !== '') types = [s['type']];
+  if (types.length > 0) {
+    out[TYPE_NAME] = types.join(',');
+    const ajvTypes = s['nullable'] === true ? [...types, 'null'] : types;
+    out['type'] = ajvTypes.length === 1 ? ajvTypes[0] : ajvTypes;
+  }
+  const format = typeof s['format'] === 'string' ? s['format'] : undefined;
+  const check = formatCheck(format, typeof s['type'] === 'string' ? s['type'] : undefined);
+  if (check && format) {
+    const name = format.replace(/-/g, '');
+    formats.set(name, check);
+    out['format'] = name;
+    out[FORMAT_NAME] = format;
+  }
+  if (Array.isArray(s['enum'])) out['enum'] = s['enum'];
+  for (const k of PASSTHROUGH_NUMBERS) if (typeof s[k] === 'number') out[k] = s[k];
+  if (typeof s['maximum'] === 'number') out[s['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = s['maximum'];
+  if (typeof s['minimum'] === 'number') out[s['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = s['minimum'];
+  if (typeof s['multipleOf'] === 'number' && s['multipleOf'] > 0) out['multipleOf'] = s['multipleOf'];
+  if (s['uniqueItems'] === true) out['uniqueItems'] = true;
+  if (typeof s['pattern'] === 'string' && compilesAsRegExp(s['pattern'])) out['pattern'] = s['pattern'];
+  if (Array.isArray(s['required'])) out['required'] = s['required'].filter((r) => typeof r === 'string');
+  if (isPlainObject(s['properties'])) {
+    const props: Raw = {};
+    for (const [k, v] of Object.entries(s['properties'])) props[k] = toAjv(v, formats);
+    out['properties'] = props;
+  }
+  const ap = s['additionalProperties'];
+  if (typeof ap === 'boolean') out['additionalProperties'] = ap;
+  else if (isPlainObject(ap)) out['additionalProperties'] = toAjv(ap, formats);
+  if (isPlainObject(s['items'])) out['items'] = toAjv(s['items'], formats);
+  for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = s[k];
+    if (Array.isArray(list) && list.length > 0) out[k] = list.map((x) => toAjv(x, formats));
+  }
+  if (isPlainObject(s['not'])) out['not'] = toAjv(s['not'], formats);
+  return out;
+}
+
+/**
+ * The schema in plinth's `Schema` form (type, description, properties, items, maps, enum and the
+ * x-kubernetes extensions server-side apply reads).
+ */
+function toPlinthSchema(raw: unknown): Schema {
+  const s = isPlainObject(raw) ? raw : {};
+  const out: Schema = {};
+  const type = s['type'];
+  if (type === 'object' || type === 'array' || type === 'string' || type === 'integer' || type === 'number' || type === 'boolean') out.type = type;
+  if (typeof s['format'] === 'string' && s['format']) out.format = s['format'];
+  if (typeof s['description'] === 'string' && s['description']) out.description = s['description'];
+  if (isPlainObject(s['properties'])) {
+    out.properties = {};
+    for (const [k, v] of Object.entries(s['properties'])) out.properties[k] = toPlinthSchema(v);
+  }
+  if (isPlainObject(s['additionalProperties'])) out.additionalProperties = toPlinthSchema(s['additionalProperties']);
+  if (isPlainObject(s['items'])) out.items = toPlinthSchema(s['items']);
+  if (Array.isArray(s['required']) && s['required'].length > 0) out.required = s['required'].filter((r): r is string => typeof r === 'string');
+  if (Array.isArray(s['enum']) && s['enum'].length > 0) out.enum = s['enum'] as string[];
+  if (s['x-kubernetes-preserve-unknown-fields'] === true) out['x-kubernetes-preserve-unknown-fields'] = true;
+  if (s['x-kubernetes-int-or-string'] === true) out['x-kubernetes-int-or-string'] = true;
+  const lt = s['x-kubernetes-list-type'];
+  if (lt === 'atomic' || lt === 'set' || lt === 'map') out['x-kubernetes-list-type'] = lt;
+  if (Array.isArray(s['x-kubernetes-list-map-keys'])) out['x-kubernetes-list-map-keys'] = s['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string');
+  const mt = s['x-kubernetes-map-type'];
+  if (mt === 'atomic' || mt === 'granular') out['x-kubernetes-map-type'] = mt;
+  return out;
+}
+
+/** A JSON pointer's segments (`/spec/a~1b/0` → spec, a/b, 0). */
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** A JSON pointer into `data` as kube-openapi names the place: `spec.items[0].name`. */
+function kubePath(data: unknown, pointer: string): string {
+  let path = '';
+  let cur: unknown = data;
+  for (const seg of pointerSegments(pointer)) {
+    if (Array.isArray(cur)) {
+      path += `[${seg}]`;
+      cur = cur[Number(seg)];
+    } else {
+      path = path ? `${path}.${seg}` : seg;
+      cur = isPlainObject(cur) ? cur[seg] : undefined;
+    }
+  }
+  return path;
+}
+
+/** A limit in a message: `%d` when the value is an integer (kube-openapi's *Int checks), else `%v`. */
+function limitText(limit: number, value: unknown): string {
+  return typeof value === 'number' && Number.isInteger(value) ? String(Math.trunc(limit)) : goFloat(limit);
+}
+
+/** kube-openapi's composite errors have no field: apiextensions reports them at `<nil>` with value "". */
+const compositeError = (detail: string): FieldError => fieldErr.invalid('<nil>', '', detail);
+
+/** One ajv error as kube's cause (kube-openapi message, apiextensions' FieldError mapping). */
+function translate(e: ErrorObject, root: unknown): FieldError | undefined {
+  const name = kubePath(root, e.instancePath);
+  const data = e.data;
+  const p = e.params as Record<string, unknown>;
+  const invalid = (detail: string, value: unknown = data): FieldError => fieldErr.invalid(name, goValue(value), `${name} in body ${detail}`);
+  switch (e.keyword) {
+    case 'type': {
+      const declared = String(e.parentSchema?.[TYPE_NAME] ?? p['type']);
+      const actual = jsonType(data);
+      return fieldErr.invalid(name, actual, `${name} in body must be of type ${declared}: ${JSON.stringify(actual)}`);
+    }
+    case 'required': {
+      const missing = String(p['missingProperty']);
+      return fieldErr.required(name ? `${name}.${missing}` : missing);
+    }
+    case 'enum': {
+      const allowed = (p['allowedValues'] as unknown[]) ?? [];
+      return fieldErr.notSupported(name, goValue(data), allowed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
+    }
+    case 'maxLength':
+      return invalid(`should be at most ${String(p['limit'])} chars long`);
+    case 'minLength':
+      return invalid(`should be at least ${String(p['limit'])} chars long`);
+    case 'pattern':
+      return invalid(`should match '${String(p['pattern'])}'`);
+    case 'format': {
+      const format = String(e.parentSchema?.[FORMAT_NAME] ?? p['format']);
+      return invalid(`must be of type ${format}: ${JSON.stringify(data)}`);
+    }
+    case 'maximum':
+      return invalid(`should be less than or equal to ${limitText(Number(p['limit']), data)}`);
+    case 'exclusiveMaximum':
+      return invalid(`should be less than ${limitText(Number(p['limit']), data)}`);
+    case 'minimum':
+      return invalid(`should be greater than or equal to ${limitText(Number(p['limit']), data)}`);
+    case 'exclusiveMinimum':
+      return invalid(`should be greater than ${limitText(Number(p['limit']), data)}`);
+    case 'multipleOf':
+      return invalid(`should be a multiple of ${limitText(Number(p['multipleOf']), data)}`);
+    case 'maxItems':
+      return invalid(`should have at most ${String(p['limit'])} items`, Array.isArray(data) ? data.length : data);
+    case 'minItems':
+      return invalid(`should have at least ${String(p['limit'])} items`, Array.isArray(data) ? data.length : data);
+    case 'uniqueItems':
+      return invalid(`shouldn't contain duplicates`, '');
+    case 'maxProperties':
+      return invalid(`should have at most ${String(p['limit'])} properties`, p['limit']);
+    case 'minProperties':
+      return invalid(`should have at least ${String(p['limit'])} properties`, p['limit']);
+    case 'additionalProperties': {
+      const key = String(p['additionalProperty']);
+      return fieldErr.invalid(name, key, `${name}.${key} in body is a forbidden property`);
+    }
+    case 'anyOf':
+      return compositeError(`${JSON.stringify(name)} must validate at least one schema (anyOf)`);
+    case 'oneOf': {
+      const passing = p['passingSchemas'];
+      const found = Array.isArray(passing) ? `Found ${passing.length} valid alternatives` : 'Found none valid';
+      return compositeError(`${JSON.stringify(name)} must validate one and only one schema (oneOf). ${found}`);
+    }
+    case 'not':
+      return compositeError(`${JSON.stringify(name)} must not validate the schema (not)`);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * ajv reports every failing branch of an anyOf/oneOf; kube-openapi keeps the errors of one (the
+ * first of the best) besides the composite error. Keep the first branch's.
+ */
+function dropOtherBranches(errors: readonly ErrorObject[]): ErrorObject[] {
+  const junctions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath);
+  if (junctions.length === 0) return [...errors];
+  return errors.filter((e) => !junctions.some((j) => e.schemaPath.startsWith(`${j}/`) && !e.schemaPath.startsWith(`${j}/0/`)));
+}
+
+class Compiled implements CompiledVersionSchema {
+  readonly schema: Schema;
+  readonly #structural: StructuralNode;
+  readonly #validate: ValidateFunction;
+  readonly #hasListTypes: boolean;
+  readonly #hasEmbedded: boolean;
+  readonly #hasDefaults: boolean;
+
+  constructor(raw: unknown) {
+    const formats = new Map<string, (s: string) => boolean>();
+    const ajvSchema = toAjv(raw, formats);
+    const ajv = new Ajv({
+      allErrors: true,
+      verbose: true,
+      strict: false,
+      validateSchema: false,
+      addUsedSchema: false,
+      code: { regExp: regExpEngine },
+      formats: Object.fromEntries(formats),
+    });
+    this.#validate = ajv.compile(ajvSchema);
+    this.#structural = toStructural(raw);
+    this.#hasListTypes = someNode(this.#structural, (n) => n.listType === 'set' || n.listType === 'map');
+    this.#hasEmbedded = someNode(this.#structural, (n) => n.embeddedResource);
+    this.#hasDefaults = someNode(this.#structural, (n) => n.default !== undefined);
+    const root = toPlinthSchema(raw);
+    if (root.properties) {
+      const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = root.properties;
+      root.properties = rest;
+      if (root.required) root.required = root.required.filter((r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata');
+    }
+    this.schema = root;
+  }
+
+  validate(obj: Record<string, unknown>): FieldError[] {
+    const errs: FieldError[] = [];
+    if (!this.#validate(obj)) {
+      for (const e of dropOtherBranches(this.#validate.errors ?? [])) {
+        const fe = translate(e, obj);
+        if (fe) errs.push(fe);
+      }
+    }
+    if (this.#hasEmbedded) validateEmbedded(obj, this.#structural, '', errs);
+    if (this.#hasListTypes) validateListTypes(obj, this.#structural, '', errs);
+    return errs;
+  }
+
+  applyDefaults(obj: Record<string, unknown>): void {
+    if (this.#hasDefaults) applyDefaults(obj, this.#structural);
+  }
+
+  prune(obj: Record<string, unknown>): void {
+    prune(obj, this.#structural, true);
+    pruneNonNullableNulls(obj, this.#structural);
+    if (this.#hasEmbedded) {
+      for (const [k, v] of Object.entries(obj)) {
+        const prop = this.#structural.properties?.get(k);
+        if (prop && k !== 'metadata') coerceEmbedded(v, prop);
+      }
+    }
+  }
+}
+
+/**
+ * Compiles one version's `openAPIV3Schema` (a validated, structural JSONSchemaProps). Compile once
+ * per CRD change; every method is then cheap per request.
+ */
+export function compileVersionSchema(openAPIV3Schema: unknown): CompiledVersionSchema {
+  return new Compiled(openAPIV3Schema);
+}
