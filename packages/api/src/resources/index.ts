@@ -6,6 +6,7 @@ import { authorizationDefinitions, localsubjectaccessreviews, selfsubjectaccessr
 import { coreDefinitions, namespaces, secrets, serviceaccounts } from './core.js';
 import { clusterrolebindings, clusterroles, rbacDefinitions, rolebindings, roles } from './rbac.js';
 import { admissionregistrationDefinitions, mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration.js';
+import { customresourcedefinitions } from './apiextensions-standin.js';
 
 export { namespaces, secrets, serviceaccounts, namespaceStatusStrategy, namespaceFinalizeStrategy } from './core.js';
 export { clusterrolebindings, clusterroles, rolebindings, roles, RBAC_GROUP } from './rbac.js';
@@ -60,5 +61,7 @@ export function builtinResources(): ResourceDefinition[] {
     rolebindings,
     mutatingwebhookconfigurations,
     validatingwebhookconfigurations,
+    // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order.
+    customresourcedefinitions,
   ];
 }
