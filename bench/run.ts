@@ -18,6 +18,7 @@ import { watchScenario } from './scenarios/watch.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { robustnessScenario } from './scenarios/robustness.js';
 import { authzScenario } from './scenarios/authz.js';
+import { crdScenario } from './scenarios/crd.js';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -90,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
       ['list', listScenario],
       ['watch', watchScenario],
       ['authz', authzScenario],
+      ['crd', crdScenario],
     ];
     for (const [name, fn] of scenarios) {
       if (only && !only.includes(name)) continue;
