@@ -33,6 +33,7 @@ describe('builtinResources', () => {
       'rolebindings',
       'mutatingwebhookconfigurations',
       'validatingwebhookconfigurations',
+      'customresourcedefinitions',
     ]);
     const cat = new Catalog(all);
     assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding'), cat.lookup('rbac.authorization.k8s.io', 'v1', 'rolebindings'));
