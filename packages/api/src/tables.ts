@@ -3,6 +3,7 @@
  * them; kubectl's `get` prints these cells as they come.
  */
 import type { StoredObject } from './types.js';
+import { timeMillis } from './resources/events-conversion.js';
 
 export interface TableColumn {
   name: string;
@@ -142,9 +143,9 @@ const EVENT_DOC = {
 
 /** kube's translateTimestampSince / translateMicroTimestampSince: `<unknown>` for a zero time. */
 function since(ts: unknown, now: number): string {
-  if (typeof ts !== 'string' || ts === '') return '<unknown>';
-  const t = Date.parse(ts);
-  return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
+  // Sub-millisecond digits count: Go truncates the elapsed time, 54m59.999999s is "54m".
+  const t = timeMillis(ts);
+  return t === undefined ? '<unknown>' : humanDuration(now - t);
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
