@@ -234,6 +234,8 @@ interface ServedResource {
   namespaced: boolean;
   verbs: string[];
   subresources: string[];
+  /** Served versions of one storage share it (kube's discovery `storageVersionHash`). */
+  storageVersionHash?: string;
 }
 
 interface DiscoveryResource {
@@ -241,6 +243,7 @@ interface DiscoveryResource {
   kind: string;
   namespaced: boolean;
   verbs: string[];
+  storageVersionHash?: string;
 }
 
 async function getJson<T>(c: WireClient, token: string, path: string): Promise<T> {
@@ -260,7 +263,7 @@ async function discover(c: WireClient, token: string): Promise<ServedResource[]>
     for (const r of list.resources) {
       if (r.name.includes('/')) continue;
       const subresources = list.resources.filter((s) => s.name.startsWith(`${r.name}/`)).map((s) => s.name.slice(r.name.length + 1));
-      out.push({ ...gv, plural: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs, subresources });
+      out.push({ ...gv, plural: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs, subresources, ...(r.storageVersionHash ? { storageVersionHash: r.storageVersionHash } : {}) });
     }
   }
   return out;
@@ -298,6 +301,14 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, type: 'Opaque', data: { key: 'dmFsdWU=' }, stringData: { other: 'plain text' } };
     case 'Namespace':
       return { ...base, spec: { finalizers: ['kubernetes'] } };
+    case 'Event': {
+      // Valid in every version: kube's strict events.k8s.io/v1 rules, the legacy ones elsewhere.
+      const about = { kind: 'Pod', namespace: namespace ?? 'default', name: 'web-1' };
+      const newer = { eventTime: '2022-05-01T10:00:00.000000Z', action: 'Start', reason: 'Started', type: rng.pick(['Normal', 'Warning']), reportingInstance: 'node-1' };
+      return r.apiVersion === 'v1'
+        ? { ...base, ...newer, involvedObject: about, message: 'started', reportingComponent: 'kubelet', source: { component: 'kubelet' } }
+        : { ...base, ...newer, regarding: about, note: 'started', reportingController: 'example.com/kubelet' };
+    }
     case 'Role':
       return { ...base, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }] };
     case 'ClusterRole':
@@ -1744,7 +1755,13 @@ async function populate(c: WireClient, token: string, resources: ServedResource[
   // What can be created and read back: the review resources answer a create and keep nothing.
   const creatable = resources.filter((r) => r !== namespaces && r.verbs.includes('create') && r.verbs.includes('get'));
   const samples: Buffer[] = [];
+  // Versions of one storage share its objects: created through the first version served.
+  const populated = new Set<string>();
   for (const r of creatable) {
+    if (r.storageVersionHash !== undefined) {
+      if (populated.has(r.storageVersionHash)) continue;
+      populated.add(r.storageVersionHash);
+    }
     for (const ns of r.namespaced ? SETUP_NAMESPACES.slice(0, 2) : [undefined]) {
       for (const name of SETUP_NAMES) await create(c, token, r, validObject(r, name, ns, rng), ns);
     }

@@ -76,6 +76,24 @@ function jsonTypeName(v: unknown): string {
   return typeof v;
 }
 
+const MICRO_LAYOUT = '2006-01-02T15:04:05.000000Z07:00';
+
+/**
+ * Go's `time.Parse(RFC3339Micro, s)` error for metav1.MicroTime, or undefined when it parses:
+ * exactly six fractional digits, then `Z` or a `±hh:mm` offset.
+ */
+function microTimeError(value: string): string | undefined {
+  const fail = (rest: string, elem: string): string =>
+    `parsing time ${JSON.stringify(value)} as ${JSON.stringify(MICRO_LAYOUT)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(elem)}`;
+  const head = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.exec(value);
+  if (!head || Number.isNaN(Date.parse(`${head[0]}Z`))) return fail(value, '2006');
+  const rest = value.slice(head[0].length);
+  if (!/^\.\d{6}/.test(rest)) return fail(rest, '.000000');
+  const zone = rest.slice(7);
+  if (!/^(Z|[+-]\d{2}:\d{2})$/.test(zone)) return fail(zone, 'Z07:00');
+  return undefined;
+}
+
 /**
  * Returns `value` conformed to `schema` (a new object for objects and arrays; scalars as they are),
  * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
@@ -100,6 +118,11 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
   switch (sch.type) {
     case 'string':
       if (typeof value !== 'string') throw mismatch();
+      if (schema['x-go-type'] === 'v1.MicroTime' || sch['x-go-type'] === 'v1.MicroTime') {
+        const bad = microTimeError(value);
+        if (bad) throw new DecodeError(bad);
+        return value;
+      }
       if (sch.format === 'date-time' && !RFC3339.test(value)) {
         throw new DecodeError(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as RFC3339`);
       }

@@ -4,6 +4,7 @@
  */
 import type { StoredObject } from './types.js';
 import { compileJSONPath, JSONPathError, type JSONPath } from './jsonpath.js';
+import { timeMillis } from './resources/events-conversion.js';
 
 export interface TableColumn {
   name: string;
@@ -203,3 +204,87 @@ export function customResourceTable(columns: readonly PrinterColumn[]): TableDef
     ],
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+const EVENT_DOC = {
+  lastTimestamp: 'The time at which the most recent occurrence of this event was recorded.',
+  type: 'Type of this event (Normal, Warning), new types could be added in the future',
+  reason: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+  involvedObject: 'The object that this event is about.',
+  fieldPath:
+    'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.',
+  source: 'The component reporting this event. Should be a short machine understandable string.',
+  message: 'A human-readable description of the status of this operation.',
+  firstTimestamp: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+  count: 'The number of times this event has occurred.',
+};
+
+/** kube's translateTimestampSince / translateMicroTimestampSince: `<unknown>` for a zero time. */
+function since(ts: unknown, now: number): string {
+  // Sub-millisecond digits count: Go truncates the elapsed time, 54m59.999999s is "54m".
+  const t = timeMillis(ts);
+  return t === undefined ? '<unknown>' : humanDuration(now - t);
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * kube's printEvent (wide, as the server prints) on a core/v1 Event: LAST SEEN falls back to the
+ * first time, which falls back to eventTime; a series overrides last seen and count; a singleton
+ * without count counts 1; SOURCE falls back to reportingComponent/reportingInstance.
+ * `toCore` gives the core/v1 form of an object of another version (kube prints the internal Event).
+ */
+export function eventTableOf(toCore: (obj: StoredObject) => StoredObject): TableDefinition {
+  return {
+    columns: [
+      col('Last Seen', 'string', EVENT_DOC.lastTimestamp),
+      col('Type', 'string', EVENT_DOC.type),
+      col('Reason', 'string', EVENT_DOC.reason),
+      col('Object', 'string', EVENT_DOC.involvedObject),
+      col('Subobject', 'string', EVENT_DOC.fieldPath, { priority: 1 }),
+      col('Source', 'string', EVENT_DOC.source, { priority: 1 }),
+      col('Message', 'string', EVENT_DOC.message),
+      col('First Seen', 'string', EVENT_DOC.firstTimestamp, { priority: 1 }),
+      col('Count', 'string', EVENT_DOC.count, { priority: 1 }),
+      col('Name', 'string', NAME_DOC, { priority: 1, format: 'name' }),
+    ],
+    cells: (obj, now) => {
+      const ev = toCore(obj);
+      let first = since(ev['firstTimestamp'], now);
+      if (!text(ev['firstTimestamp'])) first = since(ev['eventTime'], now);
+      let last = since(ev['lastTimestamp'], now);
+      if (!text(ev['lastTimestamp'])) last = first;
+      let count = typeof ev['count'] === 'number' ? ev['count'] : 0;
+      const series = field(ev, 'series');
+      if (series && typeof series === 'object') {
+        last = since(field(ev, 'series', 'lastObservedTime'), now);
+        const c = field(ev, 'series', 'count');
+        count = typeof c === 'number' ? c : 0;
+      } else if (count === 0) {
+        count = 1; // singleton events have no count in the new API
+      }
+      const kind = text(field(ev, 'involvedObject', 'kind')).toLowerCase();
+      const name = text(field(ev, 'involvedObject', 'name'));
+      const component = text(field(ev, 'source', 'component')) || text(ev['reportingComponent']);
+      const instance = text(field(ev, 'source', 'host')) || text(ev['reportingInstance']);
+      return [
+        last,
+        text(ev['type']),
+        text(ev['reason']),
+        name ? `${kind}/${name}` : kind,
+        text(field(ev, 'involvedObject', 'fieldPath')),
+        instance ? `${component}, ${instance}` : component,
+        text(ev['message']).trim(),
+        first,
+        count,
+        ev.metadata.name ?? '',
+      ];
+    },
+  };
+}
+
+/** The core/v1 Event table (objects already in core/v1 form). */
+export const eventTable: TableDefinition = eventTableOf((obj) => obj);

@@ -21,6 +21,9 @@ describe('builtinResources', () => {
       'namespaces',
       'serviceaccounts',
       'secrets',
+      'events',
+      'events',
+      'events',
       'selfsubjectreviews',
       'tokenreviews',
       'localsubjectaccessreviews',
@@ -43,7 +46,7 @@ describe('builtinResources', () => {
     assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-2), ['CustomResourceDefinition', 'TokenRequest']);
     // Only stored resources get stores and namespace cleanup.
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['serviceaccounts', 'secrets', 'roles', 'rolebindings']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['serviceaccounts', 'secrets', 'events', 'roles', 'rolebindings']);
   });
 
   it('references only known definitions', () => {

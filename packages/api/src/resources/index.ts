@@ -5,10 +5,24 @@ import { authenticationDefinitions, selfsubjectreviews, tokenreviews } from './a
 import { authorizationDefinitions, localsubjectaccessreviews, selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews } from './authorization.js';
 import { coreDefinitions, namespaces, secrets, serviceaccounts } from './core.js';
 import { clusterrolebindings, clusterroles, rbacDefinitions, rolebindings, roles } from './rbac.js';
+import { eventDefinitions, events, eventsV1, eventsV1beta1 } from './events.js';
 import { admissionregistrationDefinitions, mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration.js';
 import { customresourcedefinitions } from './apiextensions-standin.js';
 
 export { namespaces, secrets, serviceaccounts, namespaceStatusStrategy, namespaceFinalizeStrategy } from './core.js';
+export {
+  EVENTS_GROUP,
+  asCoreEvent,
+  coreToEvent,
+  eventToCore,
+  events,
+  eventsV1,
+  eventsV1beta1,
+  legacyValidateEvent,
+  validateEventCreate,
+  validateEventUpdateStrict,
+  type EventRequestVersion,
+} from './events.js';
 export { clusterrolebindings, clusterroles, rolebindings, roles, RBAC_GROUP } from './rbac.js';
 export {
   ACCEPTED_ADMISSION_REVIEW_VERSIONS,
@@ -41,7 +55,7 @@ export {
  * Shared definitions referenced by the built-in schemas (besides `metaDefinitions`): the decoder
  * resolves `$ref` names through one map built from both.
  */
-export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions };
+export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...eventDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions };
 
 /** Every built-in resource, in registration (and discovery) order: groups as kube orders them. */
 export function builtinResources(): ResourceDefinition[] {
@@ -49,6 +63,10 @@ export function builtinResources(): ResourceDefinition[] {
     namespaces,
     serviceaccounts,
     secrets,
+    events,
+    // kube's /apis order: apiregistration, apps, events.k8s.io, authentication, authorization, ...
+    eventsV1,
+    eventsV1beta1,
     selfsubjectreviews,
     tokenreviews,
     localsubjectaccessreviews,

@@ -189,6 +189,36 @@ const rules = new Map<string, FieldSelectorRules>([
   }],
   // ServiceAccounts: no conversion func, default attrs only.
   ['serviceaccounts', {}],
+  // Events (core/v1, the storage of every Event version): pkg/registry/core/event
+  // ToSelectableFields; AddFieldLabelConversionsForEvent (core/v1).
+  ['events', {
+    supported: new Set([
+      'involvedObject.kind',
+      'involvedObject.namespace',
+      'involvedObject.name',
+      'involvedObject.uid',
+      'involvedObject.apiVersion',
+      'involvedObject.resourceVersion',
+      'involvedObject.fieldPath',
+      'reason',
+      'reportingComponent',
+      'source',
+      'type',
+      'metadata.namespace',
+      'metadata.name',
+    ]),
+    extra: (obj, out) => {
+      const involved = obj['involvedObject'];
+      for (const f of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']) {
+        out[`involvedObject.${f}`] = str(child(involved, f));
+      }
+      out['reason'] = str(obj['reason']);
+      // The core/v1 JSON name of the internal ReportingController.
+      out['reportingComponent'] = str(obj['reportingComponent']);
+      out['source'] = str(child(obj['source'], 'component')) || str(obj['reportingComponent']);
+      out['type'] = str(obj['type']);
+    },
+  }],
 ]);
 
 /**
@@ -235,4 +265,89 @@ export function validateFieldSelector(resource: string, sel: FieldSelector): voi
       throw new SelectorParseError(`field label not supported: ${r.field}`);
     }
   }
+}
+
+// ---- per-version field label conversion -------------------------------------
+
+/** A served version's resource, as the conversion registry knows it. */
+export interface FieldLabelTarget {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+}
+
+/**
+ * kube's field label conversion func of one served version: the storage's label for `label`
+ * (value unchanged), or undefined when the label is not supported.
+ */
+export type FieldLabelConversion = (label: string) => string | undefined;
+
+const conversions = new Map<string, FieldLabelConversion>();
+
+const targetKey = (t: FieldLabelTarget): string => `${t.group}/${t.version}/${t.plural}`;
+
+/** The key the selectable field rules of a resource are registered under: `plural`, or `plural.group`. */
+function rulesKey(t: FieldLabelTarget): string {
+  return t.group ? `${t.plural}.${t.group}` : t.plural;
+}
+
+/** Registers the field label conversion of a served version whose labels differ from the storage's. */
+export function registerFieldLabelConversion(target: FieldLabelTarget, conversion: FieldLabelConversion): void {
+  conversions.set(targetKey(target), conversion);
+}
+
+// events.k8s.io/v1 Event (pkg/apis/events/v1/conversion.go AddFieldLabelConversionsForEvent):
+// its field names map onto core/v1's ToSelectableFields. events.k8s.io/v1beta1 registers none in
+// kube 1.24, so it gets the default (metadata.name and metadata.namespace only).
+const EVENTS_V1_LABELS: Readonly<Record<string, string>> = {
+  'reason': 'reason',
+  'regarding.kind': 'involvedObject.kind',
+  'regarding.namespace': 'involvedObject.namespace',
+  'regarding.name': 'involvedObject.name',
+  'regarding.uid': 'involvedObject.uid',
+  'regarding.apiVersion': 'involvedObject.apiVersion',
+  'regarding.resourceVersion': 'involvedObject.resourceVersion',
+  'regarding.fieldPath': 'involvedObject.fieldPath',
+  'reportingController': 'reportingComponent',
+  'source': 'source',
+  'type': 'type',
+  'metadata.namespace': 'metadata.namespace',
+  'metadata.name': 'metadata.name',
+};
+registerFieldLabelConversion({ group: 'events.k8s.io', version: 'v1', plural: 'events' }, (label) =>
+  Object.hasOwn(EVENTS_V1_LABELS, label) ? EVENTS_V1_LABELS[label] : undefined,
+);
+
+/**
+ * kube's `ConvertFieldLabel(gvk, label, value)` for a list/watch of `target` (a served version):
+ * the label as the storage version's selectable fields name it. Throws SelectorParseError with
+ * kube's message when the version does not support the label ("field label not supported: x",
+ * or the default conversion's `"x" is not a known field selector: only ...`).
+ */
+export function convertFieldLabel(target: FieldLabelTarget, label: string, value: string): { label: string; value: string } {
+  const conv = conversions.get(targetKey(target));
+  if (conv) {
+    const mapped = conv(label);
+    if (mapped === undefined) throw new SelectorParseError(`field label not supported: ${label}`);
+    return { label: mapped, value };
+  }
+  validateFieldSelector(rulesKey(target), new Selector([{ field: label, operator: '=', value }]));
+  return { label, value };
+}
+
+/**
+ * A field selector of a request to `target`, checked and rewritten into the storage version's
+ * labels (kube's `fieldSelector.Transform(ConvertFieldLabel)`), ready to match objectFieldSet of
+ * stored objects. Throws SelectorParseError as convertFieldLabel.
+ */
+export function convertFieldSelector(target: FieldLabelTarget, sel: FieldSelector): FieldSelector {
+  if (sel.empty()) return sel;
+  let changed = false;
+  const reqs = sel.requirements.map((r) => {
+    const c = convertFieldLabel(target, r.field, r.value);
+    if (c.label === r.field) return r;
+    changed = true;
+    return Object.freeze({ field: c.label, operator: r.operator, value: c.value });
+  });
+  return changed ? new Selector(Object.freeze(reqs)) : sel;
 }

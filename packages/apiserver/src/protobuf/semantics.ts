@@ -77,6 +77,8 @@ export const ALWAYS_EMIT: ReadonlySet<string> = new Set([
   `${META_V1}.WatchEvent.type`,
   `${CORE_V1}.NamespaceCondition.type`,
   `${CORE_V1}.NamespaceCondition.status`,
+  `${CORE_V1}.Event.reportingComponent`,
+  `${CORE_V1}.Event.reportingInstance`,
   `${AUTHENTICATION_V1}.TokenRequestSpec.audiences`,
   `${AUTHENTICATION_V1}.TokenRequestStatus.token`,
   `${AUTHORIZATION_V1}.SubjectAccessReviewStatus.allowed`,
