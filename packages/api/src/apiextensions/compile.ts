@@ -287,7 +287,7 @@ class Compiled implements CompiledVersionSchema {
   readonly #hasEmbedded: boolean;
   readonly #hasDefaults: boolean;
 
-  constructor(raw: unknown) {
+  constructor(raw: unknown, full = true) {
     const formats = new Map<string, (s: string) => boolean>();
     const ajvSchema = toAjv(raw, formats);
     const ajv = new Ajv({
@@ -300,6 +300,12 @@ class Compiled implements CompiledVersionSchema {
       formats: Object.fromEntries(formats),
     });
     this.#validate = ajv.compile(ajvSchema);
+    if (!full) {
+      this.#structural = { type: '', nullable: false, default: undefined, preserveUnknownFields: true, embeddedResource: false, intOrString: false };
+      this.#hasListTypes = this.#hasEmbedded = this.#hasDefaults = false;
+      this.schema = {};
+      return;
+    }
     this.#structural = toStructural(raw);
     this.#hasListTypes = someNode(this.#structural, (n) => n.listType === 'set' || n.listType === 'map');
     this.#hasEmbedded = someNode(this.#structural, (n) => n.embeddedResource);
@@ -313,14 +319,19 @@ class Compiled implements CompiledVersionSchema {
     this.schema = root;
   }
 
-  validate(obj: Record<string, unknown>): FieldError[] {
+  /** The kube-openapi part of validation: the schema's keywords. */
+  schemaErrors(value: unknown): FieldError[] {
+    if (this.#validate(value)) return [];
     const errs: FieldError[] = [];
-    if (!this.#validate(obj)) {
-      for (const e of dropOtherBranches(this.#validate.errors ?? [])) {
-        const fe = translate(e, obj);
-        if (fe) errs.push(fe);
-      }
+    for (const e of dropOtherBranches(this.#validate.errors ?? [])) {
+      const fe = translate(e, value);
+      if (fe) errs.push(fe);
     }
+    return errs;
+  }
+
+  validate(obj: Record<string, unknown>): FieldError[] {
+    const errs = this.schemaErrors(obj);
     if (this.#hasEmbedded) validateEmbedded(obj, this.#structural, '', errs);
     if (this.#hasListTypes) validateListTypes(obj, this.#structural, '', errs);
     return errs;
@@ -340,6 +351,15 @@ class Compiled implements CompiledVersionSchema {
       }
     }
   }
+}
+
+/**
+ * The schema errors (kube-openapi's part only) of `value` against `raw`, their fields under
+ * `prefix` (kube's ValidateCustomResource with a field path, as the defaults check uses it).
+ */
+export function compileSchemaErrors(raw: unknown, value: unknown, prefix: string): FieldError[] {
+  const c = new Compiled(raw, false);
+  return c.schemaErrors(value).map((e) => ({ ...e, field: e.field === '<nil>' ? prefix : e.field ? `${prefix}.${e.field}` : prefix }));
 }
 
 /**

@@ -311,6 +311,9 @@ export function validateListTypes(x: unknown, s: StructuralNode | undefined, pat
   }
 }
 
+/** A list-map item without its key field (kube's unspecifiedKeyValue). */
+const UNSPECIFIED = Symbol('unspecified key');
+
 /** Indices of the second appearance of each repeated value (kube's validateListSet). */
 function nonUnique(items: readonly unknown[]): number[] {
   if (items.length <= 1) return [];
@@ -325,7 +328,6 @@ function nonUnique(items: readonly unknown[]): number[] {
   return out;
 }
 
-const UNSPECIFIED = Symbol('unspecified key');
 
 function validateListMap(items: unknown[], s: StructuralNode, path: string, errs: FieldError[]): void {
   for (let i = 0; i < items.length; i++) {

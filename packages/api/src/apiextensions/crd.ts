@@ -1,0 +1,143 @@
+/**
+ * apiextensions.k8s.io/v1 customresourcedefinitions: defaults (apis/apiextensions/v1/defaults.go),
+ * the REST strategies (registry/customresourcedefinition/strategy.go) and the resource entry.
+ */
+import type { ResourceDefinition, ResourceStrategy } from '../catalog.js';
+import { isPlainObject, type StoredObject } from '../types.js';
+import { nameIsDNSSubdomain } from '../validation.js';
+import { defaultTable } from '../tables.js';
+import { customResourceDefinitionSchema } from './crd-schema.js';
+import { validateCRD, validateCRDStatus, validateCRDUpdate } from './crd-validation.js';
+
+export const APIEXTENSIONS_GROUP = 'apiextensions.k8s.io';
+
+type Raw = Record<string, unknown>;
+const rec = (v: unknown): Raw | undefined => (isPlainObject(v) ? v : undefined);
+
+function ensure(obj: Raw, key: string): Raw {
+  const cur = obj[key];
+  if (isPlainObject(cur)) return cur;
+  const fresh: Raw = {};
+  obj[key] = fresh;
+  return fresh;
+}
+
+/** kube's SetDefaults_CustomResourceDefinition(Spec) and SetDefaults_ServiceReference (v1). */
+export function defaultCRD(obj: StoredObject): void {
+  const spec = ensure(obj, 'spec');
+  const names = ensure(spec, 'names');
+  const kind = typeof names['kind'] === 'string' ? names['kind'] : '';
+  if (!names['singular']) names['singular'] = kind.toLowerCase();
+  if (!names['listKind'] && kind) names['listKind'] = `${kind}List`;
+  if (!isPlainObject(spec['conversion'])) spec['conversion'] = { strategy: 'None' };
+  const service = rec(rec(rec(rec(spec['conversion'])?.['webhook'])?.['clientConfig'])?.['service']);
+  if (service && (service['port'] === undefined || service['port'] === null)) service['port'] = 443;
+}
+
+/** The storage version's name, if exactly one is marked. */
+function storageVersion(obj: StoredObject): string | undefined {
+  const versions = rec(obj['spec'])?.['versions'];
+  if (!Array.isArray(versions)) return undefined;
+  const v = versions.map(rec).find((x) => x?.['storage'] === true);
+  return typeof v?.['name'] === 'string' ? v['name'] : undefined;
+}
+
+/** Appends the storage version to status.storedVersions if missing (kube's strategy). */
+function recordStorageVersion(obj: StoredObject): void {
+  const status = ensure(obj, 'status');
+  const stored = Array.isArray(status['storedVersions']) ? (status['storedVersions'] as unknown[]) : [];
+  const v = storageVersion(obj);
+  if (v && !stored.includes(v)) stored.push(v);
+  status['storedVersions'] = stored;
+}
+
+/**
+ * kube 1.24 has CEL rules (`x-kubernetes-validations`) behind the alpha, disabled
+ * CustomResourceValidationExpressions gate: its strategy drops them from CRDs that did not have
+ * them. plinth does the same (it does not evaluate CEL).
+ */
+function dropValidationRules(obj: StoredObject, old?: StoredObject): void {
+  const had = old && JSON.stringify(old['spec'] ?? {}).includes('"x-kubernetes-validations"');
+  if (had) return;
+  const strip = (s: unknown, depth: number): void => {
+    if (depth > 1000) return;
+    if (Array.isArray(s)) {
+      for (const x of s) strip(x, depth + 1);
+      return;
+    }
+    if (!isPlainObject(s)) return;
+    delete s['x-kubernetes-validations'];
+    for (const k of ['items', 'not', 'additionalProperties', 'allOf', 'anyOf', 'oneOf']) strip(s[k], depth + 1);
+    for (const k of ['properties', 'patternProperties', 'definitions']) {
+      const m = rec(s[k]);
+      if (m) for (const v of Object.values(m)) strip(v, depth + 1);
+    }
+  };
+  const versions = rec(obj['spec'])?.['versions'];
+  if (Array.isArray(versions)) for (const v of versions) strip(rec(rec(v)?.['schema'])?.['openAPIV3Schema'], 0);
+}
+
+/** The status a new CRD starts with: nothing accepted yet, the storage version recorded. */
+function initialStatus(): Raw {
+  return { conditions: [], acceptedNames: { plural: '', kind: '' }, storedVersions: [] };
+}
+
+export const customResourceDefinitionStrategy: ResourceStrategy = {
+  defaults: defaultCRD,
+  prepareForCreate(obj) {
+    obj['status'] = initialStatus();
+    obj.metadata.generation = 1;
+    recordStorageVersion(obj);
+    dropValidationRules(obj);
+  },
+  prepareForUpdate(obj, old) {
+    obj['status'] = old['status'] !== undefined ? structuredClone(old['status']) : initialStatus();
+    if (JSON.stringify(obj['spec']) !== JSON.stringify(old['spec'])) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    recordStorageVersion(obj);
+    dropValidationRules(obj, old);
+  },
+  validate: validateCRD,
+  validateUpdate: validateCRDUpdate,
+};
+
+/** customresourcedefinitions/status: only status changes (kube's statusStrategy). */
+export const customResourceDefinitionStatusStrategy: ResourceStrategy = {
+  prepareForUpdate(obj, old) {
+    if (old['spec'] !== undefined) obj['spec'] = structuredClone(old['spec']);
+    else delete obj['spec'];
+    const meta = obj.metadata;
+    const oldMeta = old.metadata;
+    for (const k of ['labels', 'annotations', 'ownerReferences', 'generation', 'selfLink'] as const) {
+      if (oldMeta[k] !== undefined) meta[k] = structuredClone(oldMeta[k]) as never;
+      else delete meta[k];
+    }
+  },
+  validate: () => [],
+  validateUpdate: validateCRDStatus,
+};
+
+/**
+ * apiextensions.k8s.io/v1 CustomResourceDefinition: cluster-scoped, short names crd and crds,
+ * category api-extensions, a status subresource; kube prints it with the default columns
+ * (NAME, CREATED AT).
+ */
+export const customresourcedefinitions: ResourceDefinition = {
+  group: APIEXTENSIONS_GROUP,
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  plural: 'customresourcedefinitions',
+  singular: 'customresourcedefinition',
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  namespaced: false,
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  storage: 'etcd',
+  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: customResourceDefinitionStatusStrategy }],
+  nameValidator: nameIsDNSSubdomain,
+  allowCreateOnUpdate: false,
+  returnDeletedObject: false,
+  schema: customResourceDefinitionSchema,
+  strategy: customResourceDefinitionStrategy,
+  table: defaultTable,
+};
