@@ -82,7 +82,34 @@ function initialStatus(): Raw {
   return { conditions: [], acceptedNames: { plural: '', kind: '' }, storedVersions: [] };
 }
 
+/** The finalizer the CRD finalizer controller removes once every custom resource is gone. */
+export const CUSTOM_RESOURCE_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+/**
+ * kube's CRD registry Delete: the first delete of a CRD always marks it (deletionTimestamp) and
+ * adds the cleanup finalizer and a Terminating condition; the finalizer controller then deletes
+ * every custom resource and removes the finalizer (through status), and the CRD goes.
+ */
+const crdDeletion: Pick<ResourceStrategy, 'hasPendingFinalizers' | 'beginDeletion'> = {
+  hasPendingFinalizers: (obj) => !obj.metadata.deletionTimestamp,
+  beginDeletion(obj) {
+    const finalizers = (obj.metadata.finalizers ??= []);
+    if (!finalizers.includes(CUSTOM_RESOURCE_CLEANUP_FINALIZER)) finalizers.push(CUSTOM_RESOURCE_CLEANUP_FINALIZER);
+    const status = (rec(obj['status']) ?? (obj['status'] = initialStatus())) as { conditions?: unknown };
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => rec(c)?.['type'] !== 'Terminating');
+    conditions.push({
+      type: 'Terminating',
+      status: 'True',
+      lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      reason: 'InstanceDeletionPending',
+      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+    });
+    status.conditions = conditions;
+  },
+};
+
 export const customResourceDefinitionStrategy: ResourceStrategy = {
+  ...crdDeletion,
   defaults: defaultCRD,
   prepareForCreate(obj) {
     obj['status'] = initialStatus();

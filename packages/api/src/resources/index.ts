@@ -7,7 +7,7 @@ import { coreDefinitions, namespaces, secrets, serviceaccounts } from './core.js
 import { clusterrolebindings, clusterroles, rbacDefinitions, rolebindings, roles } from './rbac.js';
 import { eventDefinitions, events, eventsV1, eventsV1beta1 } from './events.js';
 import { admissionregistrationDefinitions, mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration.js';
-import { customresourcedefinitions } from './apiextensions-standin.js';
+import { apiextensionsDefinitions, customresourcedefinitions } from '../apiextensions/index.js';
 
 export { namespaces, secrets, serviceaccounts, namespaceStatusStrategy, namespaceFinalizeStrategy } from './core.js';
 export {
@@ -55,7 +55,7 @@ export {
  * Shared definitions referenced by the built-in schemas (besides `metaDefinitions`): the decoder
  * resolves `$ref` names through one map built from both.
  */
-export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...eventDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions };
+export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...eventDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions, ...apiextensionsDefinitions };
 
 /** Every built-in resource, in registration (and discovery) order: groups as kube orders them. */
 export function builtinResources(): ResourceDefinition[] {
