@@ -6,8 +6,12 @@ import { authorizationDefinitions, localsubjectaccessreviews, selfsubjectaccessr
 import { coreDefinitions, namespaces, secrets, serviceaccounts } from './core.js';
 import { clusterrolebindings, clusterroles, rbacDefinitions, rolebindings, roles } from './rbac.js';
 import { admissionregistrationDefinitions, mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration.js';
+import { configmaps } from './configmaps.js';
+import { leases } from './coordination.js';
 
 export { namespaces, secrets, serviceaccounts, namespaceStatusStrategy, namespaceFinalizeStrategy } from './core.js';
+export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
+export { COORDINATION_GROUP, leases, validateLease } from './coordination.js';
 export { clusterrolebindings, clusterroles, rolebindings, roles, RBAC_GROUP } from './rbac.js';
 export {
   ACCEPTED_ADMISSION_REVIEW_VERSIONS,
@@ -42,9 +46,14 @@ export {
  */
 export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions };
 
-/** Every built-in resource, in registration (and discovery) order: groups as kube orders them. */
+/**
+ * Every built-in resource, in registration (and discovery) order: groups as kube 1.24 orders them
+ * (…, authentication, authorization, …, rbac, …, admissionregistration, apiextensions, scheduling,
+ * coordination, …); configmaps first in core/v1, where kube's alphabetical /api/v1 list has it.
+ */
 export function builtinResources(): ResourceDefinition[] {
   return [
+    configmaps,
     namespaces,
     serviceaccounts,
     secrets,
@@ -60,5 +69,6 @@ export function builtinResources(): ResourceDefinition[] {
     rolebindings,
     mutatingwebhookconfigurations,
     validatingwebhookconfigurations,
+    leases,
   ];
 }

@@ -187,8 +187,10 @@ const rules = new Map<string, FieldSelectorRules>([
       out['name'] = str(child(obj['metadata'], 'name'));
     },
   }],
-  // ServiceAccounts: no conversion func, default attrs only.
+  // ServiceAccounts, ConfigMaps, Leases: no conversion func, default attrs only.
   ['serviceaccounts', {}],
+  ['configmaps', {}],
+  ['leases', {}],
 ]);
 
 /**
