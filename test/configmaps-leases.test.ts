@@ -235,6 +235,23 @@ describe('leases', () => {
     assert.ok(list.items.some((i) => i.metadata.name === 'pb'));
   });
 
+  it('kubectl apply --server-side of a Lease and a ConfigMap, then a merge patch of renewTime', async () => {
+    const dir = tempDir('plinth-lease-apply-');
+    const file = join(dir, 'objs.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: applied\nspec:\n  holderIdentity: ctrl-0\n  leaseDurationSeconds: 15\n  renewTime: "2026-01-02T03:04:05.000000Z"\n' +
+        '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v\nbinaryData:\n  b: AAE=\n',
+    );
+    await ok('apply', '--server-side', '-f', file);
+    await ok('patch', 'lease', 'applied', '--type=merge', '-p', '{"spec":{"renewTime":"2026-01-02T03:04:15.250000Z"}}');
+    const lease = (await env.plinth.client.get(`${LEASES}/applied`)).body;
+    assert.deepEqual(lease.spec, { holderIdentity: 'ctrl-0', leaseDurationSeconds: 15, renewTime: '2026-01-02T03:04:15.250000Z' });
+    assert.deepEqual(lease.metadata.managedFields.map((m: { manager: string; operation: string }) => [m.manager, m.operation]), [['kubectl', 'Apply'], ['kubectl-patch', 'Update']]);
+    const cm = (await env.plinth.client.get(`${CM}/applied`)).body;
+    assert.deepEqual([cm.data, cm.binaryData], [{ k: 'v' }, { b: 'AAE=' }]);
+  });
+
   it('kubectl get leases: NAME HOLDER AGE', async () => {
     const lines = (await ok('get', 'leases')).trimEnd().split('\n');
     assert.match(lines[0]!, /^NAME\s+HOLDER\s+AGE$/);
