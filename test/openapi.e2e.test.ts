@@ -47,7 +47,7 @@ after(async () => {
 test('the documents are served: /openapi/v3 discovery, group-version documents, /openapi/v2 JSON and protobuf', async () => {
   const disco = await plinth.client.get('/openapi/v3');
   assert.equal(disco.status, 200);
-  assert.deepEqual(Object.keys(disco.body.paths).sort(), ['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/events.k8s.io/v1beta1', 'apis/rbac.authorization.k8s.io/v1']);
+  assert.deepEqual(Object.keys(disco.body.paths).sort(), ['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/apiextensions.k8s.io/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/coordination.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/events.k8s.io/v1beta1', 'apis/rbac.authorization.k8s.io/v1']);
   const gv = await plinth.client.get(disco.body.paths['apis/rbac.authorization.k8s.io/v1'].serverRelativeURL);
   assert.equal(gv.status, 200);
   assert.equal(gv.headers['cache-control'], 'public, immutable');

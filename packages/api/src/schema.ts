@@ -6,6 +6,10 @@
 import { isPlainObject } from './types.js';
 import { Base64Error, canonicalBase64 } from './base64.js';
 import { checkDepth } from './depth.js';
+import { MicroTimeError, canonicalMicroTime } from './microtime.js';
+
+/** The `x-go-type` that marks a metav1.MicroTime string. */
+export const MICRO_TIME = 'v1.MicroTime';
 
 export interface Schema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -29,6 +33,11 @@ export interface Schema {
   'x-kubernetes-patch-merge-key'?: string;
   /** Go type name, used only in decode error messages. */
   'x-go-type'?: string;
+  /**
+   * A Go pointer to a string (`*string`): an empty string is a value and is kept, where a plain
+   * `string` with omitempty drops it (Lease `spec.holderIdentity`).
+   */
+  'x-go-pointer'?: boolean;
 }
 
 export const s = {
@@ -37,6 +46,8 @@ export const s = {
   bool: (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) }),
   bytes: (description?: string): Schema => ({ type: 'string', format: 'byte', ...(description ? { description } : {}) }),
   time: (description?: string): Schema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) }),
+  /** metav1.MicroTime: six fractional digits exactly, stored in UTC (see microtime.ts). */
+  microTime: (description?: string): Schema => ({ type: 'string', format: 'date-time', 'x-go-type': MICRO_TIME, ...(description ? { description } : {}) }),
   arr: (items: Schema, extra: Partial<Schema> = {}): Schema => ({ type: 'array', items, ...extra }),
   map: (value: Schema, extra: Partial<Schema> = {}): Schema => ({ type: 'object', additionalProperties: value, ...extra }),
   obj: (properties: Record<string, Schema>, extra: Partial<Schema> = {}): Schema => ({ type: 'object', properties, ...extra }),
@@ -76,24 +87,6 @@ function jsonTypeName(v: unknown): string {
   return typeof v;
 }
 
-const MICRO_LAYOUT = '2006-01-02T15:04:05.000000Z07:00';
-
-/**
- * Go's `time.Parse(RFC3339Micro, s)` error for metav1.MicroTime, or undefined when it parses:
- * exactly six fractional digits, then `Z` or a `±hh:mm` offset.
- */
-function microTimeError(value: string): string | undefined {
-  const fail = (rest: string, elem: string): string =>
-    `parsing time ${JSON.stringify(value)} as ${JSON.stringify(MICRO_LAYOUT)}: cannot parse ${JSON.stringify(rest)} as ${JSON.stringify(elem)}`;
-  const head = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.exec(value);
-  if (!head || Number.isNaN(Date.parse(`${head[0]}Z`))) return fail(value, '2006');
-  const rest = value.slice(head[0].length);
-  if (!/^\.\d{6}/.test(rest)) return fail(rest, '.000000');
-  const zone = rest.slice(7);
-  if (!/^(Z|[+-]\d{2}:\d{2})$/.test(zone)) return fail(zone, 'Z07:00');
-  return undefined;
-}
-
 /**
  * Returns `value` conformed to `schema` (a new object for objects and arrays; scalars as they are),
  * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
@@ -118,10 +111,13 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
   switch (sch.type) {
     case 'string':
       if (typeof value !== 'string') throw mismatch();
-      if (schema['x-go-type'] === 'v1.MicroTime' || sch['x-go-type'] === 'v1.MicroTime') {
-        const bad = microTimeError(value);
-        if (bad) throw new DecodeError(bad);
-        return value;
+      if (sch['x-go-type'] === MICRO_TIME || schema['x-go-type'] === MICRO_TIME) {
+        try {
+          return canonicalMicroTime(value);
+        } catch (e) {
+          if (e instanceof MicroTimeError) throw new DecodeError(e.message);
+          throw e;
+        }
       }
       if (sch.format === 'date-time' && !RFC3339.test(value)) {
         throw new DecodeError(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as RFC3339`);
@@ -183,7 +179,7 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
  * scalars stay (pointer fields keep `false` and `0`).
  */
 function omittedWhenEmpty(value: unknown, schema: Schema, defs: Definitions): boolean {
-  if (value === '') return true;
+  if (value === '') return !schema['x-go-pointer'];
   if (Array.isArray(value)) return value.length === 0;
   if (!isPlainObject(value)) return false;
   let sch = schema;

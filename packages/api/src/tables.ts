@@ -288,3 +288,19 @@ export function eventTableOf(toCore: (obj: StoredObject) => StoredObject): Table
 
 /** The core/v1 Event table (objects already in core/v1 form). */
 export const eventTable: TableDefinition = eventTableOf((obj) => obj);
+
+/** kube's printConfigMap: NAME, DATA (entries of data and binaryData together), AGE. */
+export const configMapTable: TableDefinition = {
+  columns: [
+    nameCol,
+    col('Data', 'string', "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."),
+    ageCol,
+  ],
+  cells: (obj, now) => [obj.metadata.name ?? '', len(obj['data']) + len(obj['binaryData']), age(obj, now)],
+};
+
+/** kube's printLease: NAME, HOLDER (empty when none), AGE. */
+export const leaseTable: TableDefinition = {
+  columns: [nameCol, col('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'), ageCol],
+  cells: (obj, now) => [obj.metadata.name ?? '', String(field(obj, 'spec', 'holderIdentity') ?? ''), age(obj, now)],
+};

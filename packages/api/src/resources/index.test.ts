@@ -18,6 +18,7 @@ describe('builtinResources', () => {
   it('lists the resources in order and builds a catalog', () => {
     const all = builtinResources();
     assert.deepEqual(all.map((d) => d.plural), [
+      'configmaps',
       'namespaces',
       'serviceaccounts',
       'secrets',
@@ -37,16 +38,18 @@ describe('builtinResources', () => {
       'mutatingwebhookconfigurations',
       'validatingwebhookconfigurations',
       'customresourcedefinitions',
+      'leases',
     ]);
     const cat = new Catalog(all);
     assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding'), cat.lookup('rbac.authorization.k8s.io', 'v1', 'rolebindings'));
     // A sub-resource's own kind is a kind of the catalog too; it is no resource.
     assert.equal(cat.lookupKind('authentication.k8s.io/v1', 'TokenRequest')?.kind, 'TokenRequest');
     assert.equal(cat.lookup('authentication.k8s.io', 'v1', 'tokenrequests'), undefined);
-    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-2), ['CustomResourceDefinition', 'TokenRequest']);
-    // Only stored resources get stores and namespace cleanup.
+    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-2), ['Lease', 'TokenRequest']);
+    assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
+    // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['serviceaccounts', 'secrets', 'events', 'roles', 'rolebindings']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'roles', 'rolebindings', 'leases']);
   });
 
   it('references only known definitions', () => {

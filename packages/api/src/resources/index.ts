@@ -7,6 +7,8 @@ import { coreDefinitions, namespaces, secrets, serviceaccounts } from './core.js
 import { clusterrolebindings, clusterroles, rbacDefinitions, rolebindings, roles } from './rbac.js';
 import { eventDefinitions, events, eventsV1, eventsV1beta1 } from './events.js';
 import { admissionregistrationDefinitions, mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration.js';
+import { configmaps } from './configmaps.js';
+import { leases } from './coordination.js';
 import { apiextensionsDefinitions, customresourcedefinitions } from '../apiextensions/index.js';
 
 export { namespaces, secrets, serviceaccounts, namespaceStatusStrategy, namespaceFinalizeStrategy } from './core.js';
@@ -23,6 +25,8 @@ export {
   validateEventUpdateStrict,
   type EventRequestVersion,
 } from './events.js';
+export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
+export { COORDINATION_GROUP, leases, validateLease } from './coordination.js';
 export { clusterrolebindings, clusterroles, rolebindings, roles, RBAC_GROUP } from './rbac.js';
 export {
   ACCEPTED_ADMISSION_REVIEW_VERSIONS,
@@ -57,9 +61,14 @@ export {
  */
 export const resourceDefinitions: Record<string, Schema> = { ...coreDefinitions, ...eventDefinitions, ...authenticationDefinitions, ...authorizationDefinitions, ...rbacDefinitions, ...admissionregistrationDefinitions, ...apiextensionsDefinitions };
 
-/** Every built-in resource, in registration (and discovery) order: groups as kube orders them. */
+/**
+ * Every built-in resource, in registration (and discovery) order: groups as kube 1.24 orders them
+ * (…, authentication, authorization, …, rbac, …, admissionregistration, apiextensions, scheduling,
+ * coordination, …); configmaps first in core/v1, where kube's alphabetical /api/v1 list has it.
+ */
 export function builtinResources(): ResourceDefinition[] {
   return [
+    configmaps,
     namespaces,
     serviceaccounts,
     secrets,
@@ -79,7 +88,8 @@ export function builtinResources(): ResourceDefinition[] {
     rolebindings,
     mutatingwebhookconfigurations,
     validatingwebhookconfigurations,
-    // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order.
+    // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
     customresourcedefinitions,
+    leases,
   ];
 }

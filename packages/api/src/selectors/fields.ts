@@ -187,7 +187,7 @@ const rules = new Map<string, FieldSelectorRules>([
       out['name'] = str(child(obj['metadata'], 'name'));
     },
   }],
-  // ServiceAccounts: no conversion func, default attrs only.
+  // ServiceAccounts, ConfigMaps, Leases: no conversion func, default attrs only.
   ['serviceaccounts', {}],
   // Events (core/v1, the storage of every Event version): pkg/registry/core/event
   // ToSelectableFields; AddFieldLabelConversionsForEvent (core/v1).
@@ -219,6 +219,8 @@ const rules = new Map<string, FieldSelectorRules>([
       out['type'] = str(obj['type']);
     },
   }],
+  ['configmaps', {}],
+  ['leases', {}],
 ]);
 
 /**

@@ -153,7 +153,7 @@ test('v2: the verbs option limits the published operations; fieldValidation is n
 
 test('v3: one document per served group-version; refs wrapped and resolvable', () => {
   const { groupVersions } = buildV3(catalog);
-  assert.deepEqual([...groupVersions.keys()], ['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/events.k8s.io/v1beta1', 'apis/rbac.authorization.k8s.io/v1']);
+  assert.deepEqual([...groupVersions.keys()], ['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/apiextensions.k8s.io/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/coordination.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/events.k8s.io/v1beta1', 'apis/rbac.authorization.k8s.io/v1']);
   for (const [gv, doc] of groupVersions) {
     assert.equal(doc['openapi'], '3.0.0');
     const schemas = obj(obj(doc['components'])['schemas']);

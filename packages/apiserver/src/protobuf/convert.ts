@@ -73,11 +73,11 @@ const SPECIAL: Readonly<Record<string, SpecialType>> = {
     },
   },
   // metav1.MicroTime: RFC3339 with exactly six fractional digits ("2006-01-02T15:04:05.000000Z").
+  // kube's ProtoMicroTime truncates to microseconds and gogo writes both fields, nanos=0 included.
   [`.${META_V1}.MicroTime`]: {
     toProto: (value, path) => {
       const { seconds, nanos } = parseTimestamp(value, path);
-      const micros = Math.floor(nanos / 1000) * 1000;
-      return micros === 0 ? { seconds } : { seconds, nanos: micros };
+      return { seconds, nanos: Math.floor(nanos / 1000) * 1000 };
     },
     fromProto: (v) => {
       const seconds = numberField(v, "seconds");

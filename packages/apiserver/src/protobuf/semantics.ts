@@ -11,6 +11,7 @@ const RBAC_V1 = "k8s.io.api.rbac.v1";
 const AUTHENTICATION_V1 = "k8s.io.api.authentication.v1";
 const AUTHORIZATION_V1 = "k8s.io.api.authorization.v1";
 const ADMISSIONREGISTRATION_V1 = "k8s.io.api.admissionregistration.v1";
+const COORDINATION_V1 = "k8s.io.api.coordination.v1";
 
 /**
  * Scalar fields that are Go pointers (`*bool`, `*int64`, `*string`): gogo-protobuf writes them only
@@ -32,6 +33,10 @@ export const POINTER_SCALARS: ReadonlySet<string> = new Set([
   `${META_V1}.PatchOptions.force`,
   `${CORE_V1}.ServiceAccount.automountServiceAccountToken`,
   `${CORE_V1}.Secret.immutable`,
+  `${CORE_V1}.ConfigMap.immutable`,
+  `${COORDINATION_V1}.LeaseSpec.holderIdentity`,
+  `${COORDINATION_V1}.LeaseSpec.leaseDurationSeconds`,
+  `${COORDINATION_V1}.LeaseSpec.leaseTransitions`,
   `${AUTHENTICATION_V1}.TokenRequestSpec.expirationSeconds`,
   ...["MutatingWebhook", "ValidatingWebhook"].flatMap((hook) =>
     ["failurePolicy", "matchPolicy", "sideEffects", "timeoutSeconds"].map((f) => `${ADMISSIONREGISTRATION_V1}.${hook}.${f}`),

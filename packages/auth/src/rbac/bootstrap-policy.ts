@@ -47,6 +47,7 @@ const batch = 'batch';
 const extensions = 'extensions';
 const policy = 'policy';
 const networking = 'networking.k8s.io';
+const coordination = 'coordination.k8s.io';
 
 /** rbacv1helpers.NewRule(verbs...).Groups(groups...).Resources(resources...). */
 const rule = (verbs: string[], groups: string[], resources: string[]): PolicyRule => ({ verbs: [...verbs], apiGroups: [...groups], resources: [...resources] });
@@ -109,6 +110,9 @@ export function bootstrapClusterRoles(): ClusterRoleObject[] {
         rule(Write, [extensions], ['daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'ingresses', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale', 'networkpolicies']),
         rule(Write, [policy], ['poddisruptionbudgets']),
         rule(Write, [networking], ['networkpolicies', 'ingresses']),
+        // Leader election with leases (kube #111472, in 1.24 since 1.24.4): namespace editors and
+        // admins may use leases instead of configmaps as their lock.
+        rule(ReadWrite, [coordination], ['leases']),
       ],
     }),
     clusterRole('system:aggregate-to-view', {

@@ -88,4 +88,22 @@ describe('bootstrap policy data', () => {
     }
     assert.deepEqual(roles.get('system:public-info-viewer')!.rules, [{ verbs: ['get'], nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/'] }]);
   });
+
+  it("kube 1.24's rules for configmaps, events and leases in the aggregated roles", () => {
+    const roles = new Map(bootstrapClusterRoles().map((x) => [x.metadata.name, x]));
+    const rulesFor = (role: string, group: string, resource: string): string[][] =>
+      roles.get(role)!.rules!.filter((r) => r.apiGroups?.includes(group) && r.resources?.includes(resource)).map((r) => r.verbs);
+    const Write = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+    const Read = ['get', 'list', 'watch'];
+    assert.deepEqual(rulesFor('system:aggregate-to-edit', '', 'configmaps'), [Write]);
+    assert.deepEqual(rulesFor('system:aggregate-to-edit', '', 'events'), [Write]);
+    // Leases for leader election (kube #111472, cherry-picked into 1.24): the last edit rule.
+    assert.deepEqual(roles.get('system:aggregate-to-edit')!.rules!.at(-1), { verbs: [...Read, ...Write], apiGroups: ['coordination.k8s.io'], resources: ['leases'] });
+    assert.deepEqual(rulesFor('system:aggregate-to-view', '', 'configmaps'), [Read]);
+    assert.deepEqual(rulesFor('system:aggregate-to-view', '', 'events'), [Read]);
+    // Not in 1.24: events.k8s.io in view/edit (kube 1.35) and leases in view.
+    for (const role of ['system:aggregate-to-view', 'system:aggregate-to-edit']) assert.deepEqual(rulesFor(role, 'events.k8s.io', 'events'), []);
+    assert.deepEqual(rulesFor('system:aggregate-to-view', 'coordination.k8s.io', 'leases'), []);
+    assert.deepEqual(rulesFor('system:aggregate-to-admin', 'coordination.k8s.io', 'leases'), []);
+  });
 });
