@@ -8,7 +8,7 @@ import {
   parseFieldSelector,
   parseLabelSelector,
   objectFieldSet,
-  validateFieldSelector,
+  convertFieldSelector,
   SelectorParseError,
   storageDefOf,
   type FieldError,
@@ -88,10 +88,10 @@ export function selectorPredicate(def: ResourceDefinition, query: URLSearchParam
   if (!ls && !fs) return { hasSelector: false };
   try {
     const labels = ls ? parseLabelSelector(ls) : undefined;
-    const fields = fs ? parseFieldSelector(fs) : undefined;
-    // Field labels are checked for the requested version (kube's per-version field label
-    // conversion); objects are matched in storage, as the storage version has them.
-    if (fields) validateFieldSelector(fieldSelectorResource(def), fields);
+    // Field labels are checked (and, for a version that names them differently, rewritten) for
+    // the requested version — kube's per-version field label conversion; objects are matched in
+    // storage, as the storage version has them.
+    const fields = fs ? convertFieldSelector(def, parseFieldSelector(fs)) : undefined;
     const stored = fieldSelectorResource(storageDefOf(def));
     const lsel = labels && !labels.empty() ? labels : undefined;
     const fsel = fields && !fields.empty() ? fields : undefined;

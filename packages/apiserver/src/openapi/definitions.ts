@@ -19,6 +19,7 @@ export interface GVK {
 }
 
 const TIME = `${META_PKG}.Time`;
+const MICRO_TIME = `${META_PKG}.MicroTime`;
 const FIELDS_V1 = `${META_PKG}.FieldsV1`;
 const LIST_META = `${META_PKG}.ListMeta`;
 export const STATUS = `${META_PKG}.Status`;
@@ -46,6 +47,7 @@ class Converter {
   convert(sch: Schema, pkg: string, field: string, top = false): JSONObject {
     const description = sch.description;
     if (sch.$ref) return ref(this.names.qualify(sch.$ref), description);
+    if (sch.type === 'string' && sch['x-go-type'] === 'v1.MicroTime') return ref(MICRO_TIME, description);
     if (sch.type === 'string' && sch.format === 'date-time') return ref(TIME, description);
     if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) {
       if (field === 'fieldsV1') return ref(FIELDS_V1, description);
@@ -88,6 +90,11 @@ function metaExtras(gvs: Array<{ group: string; version: string }>): Record<stri
   return {
     [TIME]: {
       description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers.',
+      format: 'date-time',
+      type: 'string',
+    },
+    [MICRO_TIME]: {
+      description: 'MicroTime is version of Time with microsecond level precision.',
       format: 'date-time',
       type: 'string',
     },
