@@ -3,6 +3,7 @@
  * apply (`application/apply-patch+yaml`), each through the same defaulting, validation,
  * admission and optimistic-concurrency path as PUT (kube's handlers/patch.go).
  */
+import { servesProtobuf } from '../protobuf/codec.js';
 import {
   PatchError,
   StatusError,
@@ -64,7 +65,7 @@ function parseJson(body: Buffer): unknown {
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const type = PATCH_TYPES[mediaType];
   if (!type) throw unsupportedMediaType(Object.keys(PATCH_TYPES));
