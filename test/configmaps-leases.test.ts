@@ -291,7 +291,10 @@ async function election(lock: 'configmap' | 'lease', name: string, holderOf: () 
     const exited = new Promise((r) => leader.child.once('exit', r));
     leader.child.kill('SIGKILL');
     await exited;
-    await eventually(async () => leads(follower), 30_000, `the follower to take over:\n${follower.out()}`);
+    // What the follower printed up to the deadline, not only up to the kill.
+    await eventually(async () => leads(follower), 30_000, 'the follower to take over').catch((e: Error) => {
+      throw new Error(`${e.message}; the follower printed:\n${follower.out()}\nthe leader printed:\n${leader.out()}`);
+    });
     assert.equal(await holderOf(), follower.id);
   } finally {
     for (const c of candidates) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
