@@ -57,11 +57,41 @@ describe('configmaps with kubectl', () => {
     assert.match(lines[0]!, /^NAME\s+DATA\s+AGE$/);
     assert.match(lines[1]!, /^app\s+4\s+\d+s$/, 'DATA counts data and binaryData entries');
 
-    // kubectl's ConfigMap describer also lists the object's events; events are not this test's subject.
-    const described = await ok('describe', 'cm', 'app', '--show-events=false');
+    // kubectl's ConfigMap describer also searches the object's events (a field-selected list).
+    const described = await ok('describe', 'cm', 'app');
     assert.match(described, /^Name:\s+app$/m);
     assert.match(described, /^Data\n====\napp\.conf:\n----\nline1\nline2\n/m);
     assert.match(described, /^BinaryData\n====\nblob\.bin: 8 bytes$/m);
+    assert.match(described, /^Events:\s+<none>$/m);
+  });
+
+  it('kubectl describe lists an object\'s Events (a ServiceAccount with one)', async () => {
+    const sa = await env.plinth.client.post(`/api/v1/namespaces/${NS}/serviceaccounts`, { metadata: { name: 'described' } });
+    assert.equal(sa.status, 201, sa.raw.toString());
+    const ev = await env.plinth.client.post(`/api/v1/namespaces/${NS}/events`, {
+      metadata: { name: 'described.1' },
+      involvedObject: { kind: 'ServiceAccount', apiVersion: 'v1', namespace: NS, name: 'described', uid: sa.body.metadata.uid },
+      reason: 'Audited',
+      message: 'looked at by the test',
+      source: { component: 'auditor' },
+      type: 'Warning',
+      count: 1,
+      firstTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    assert.equal(ev.status, 201, ev.raw.toString());
+    // An Event about another object with the same name is not listed.
+    await env.plinth.client.post(`/api/v1/namespaces/${NS}/events`, {
+      metadata: { name: 'other.1' },
+      involvedObject: { kind: 'Pod', apiVersion: 'v1', namespace: NS, name: 'described' },
+      reason: 'Elsewhere',
+      message: 'not about the ServiceAccount',
+      type: 'Normal',
+    });
+    const described = await ok('describe', 'serviceaccount', 'described');
+    assert.match(described, /^Name:\s+described$/m);
+    assert.match(described, /^Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n\s+----\s+------\s+----\s+----\s+-------\n\s+Warning\s+Audited\s+\S+\s+auditor\s+looked at by the test$/m);
+    assert.doesNotMatch(described, /Elsewhere/);
   });
 
   it('the Table kube prints: Name, Data (an integer), Age', async () => {
@@ -257,6 +287,15 @@ describe('leases', () => {
     assert.match(lines[0]!, /^NAME\s+HOLDER\s+AGE$/);
     assert.ok(lines.some((l) => /^json\s+node-b\s+\d+s$/.test(l)), lines.join('\n'));
     assert.ok(lines.some((l) => /^by-put\s+\d+s$/.test(l)), 'an empty holder prints as an empty cell');
+  });
+
+  it('kubectl describe lease: the generic describer with the spec and an Events section', async () => {
+    const described = await ok('describe', 'lease', 'json');
+    assert.match(described, /^Name:\s+json$/m);
+    assert.match(described, /^API Version:\s+coordination\.k8s\.io\/v1$/m);
+    assert.match(described, /^\s+Holder Identity:\s+node-b$/m);
+    assert.match(described, /^\s+Renew Time:\s+2026-01-02T03:05:00\.500000Z$/m);
+    assert.match(described, /^Events:\s+<none>$/m);
   });
 });
 
