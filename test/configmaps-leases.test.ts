@@ -3,7 +3,7 @@
  * get, describe, the immutable flow and the 1 MiB limit; binaryData and MicroTime through JSON and
  * Protobuf; and a leader election between two processes of the official Python client.
  */
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -340,16 +340,30 @@ async function election(lock: 'configmap' | 'lease', name: string, holderOf: () 
   }
 }
 
+/**
+ * An election, run a second time under a fresh lock name when the first fails: the candidates
+ * renew every second with a 3 s lease, so a loaded 2-core CI machine can stall a Python process
+ * long enough to disturb one run. Both runs failing fails the test; a first failure is reported.
+ */
+async function electionTwice(t: TestContext, lock: 'configmap' | 'lease', name: string, holderOf: (name: string) => Promise<string | undefined>): Promise<void> {
+  try {
+    await election(lock, name, () => holderOf(name));
+  } catch (e) {
+    t.diagnostic(`first election failed, running it again: ${(e as Error).message}`);
+    await election(lock, `${name}-2`, () => holderOf(`${name}-2`));
+  }
+}
+
 describe('leader election with the official Python client (kubernetes.leaderelection)', () => {
-  it('ConfigMapLock (the lock the 22.6 module ships): one leader, the other takes over after a SIGKILL', async () => {
-    await election('configmap', 'py-cm', async () => {
-      const cm = (await env.plinth.client.get(`${CM}/py-cm`)).body;
+  it('ConfigMapLock (the lock the 22.6 module ships): one leader, the other takes over after a SIGKILL', async (t) => {
+    await electionTwice(t, 'configmap', 'py-cm', async (name) => {
+      const cm = (await env.plinth.client.get(`${CM}/${name}`)).body;
       const record = cm.metadata?.annotations?.['control-plane.alpha.kubernetes.io/leader'];
       return record ? (JSON.parse(record) as { holderIdentity?: string }).holderIdentity : undefined;
     });
   });
 
-  it('the same election over a Lease: one leader, the other takes over after a SIGKILL', async () => {
-    await election('lease', 'py-lease', async () => (await env.plinth.client.get(`${LEASES}/py-lease`)).body.spec?.holderIdentity);
+  it('the same election over a Lease: one leader, the other takes over after a SIGKILL', async (t) => {
+    await electionTwice(t, 'lease', 'py-lease', async (name) => (await env.plinth.client.get(`${LEASES}/${name}`)).body.spec?.holderIdentity);
   });
 });
