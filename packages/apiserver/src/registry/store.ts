@@ -27,7 +27,7 @@ import {
   type UserInfo,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
-import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
+import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
@@ -87,6 +87,13 @@ export class ResourceStore {
   readonly #fieldManager: FieldManager;
 
   readonly #path: string;
+  /** The definition's read defaults (see ResourceDefinition.readDefaults), if it has any. */
+  readonly #readDefaults: ((obj: StoredObject) => StoredObject) | undefined;
+  /**
+   * The defaulted event of each source event: the watch cache hands one event object to every
+   * watcher, so each is defaulted once (and encoded once by the watch handler).
+   */
+  readonly #defaultedEvents = new WeakMap<WatchEvent, WatchEvent>();
 
   /**
    * `deps.storage` holds the storage version's objects (the watch cache of `storageDefOf(def)`);
@@ -98,6 +105,7 @@ export class ResourceStore {
     this.#apiVersion = apiVersionOf(def);
     this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
     this.#path = storagePathOf(def);
+    this.#readDefaults = def.readDefaults?.bind(def);
     const schema = fullSchemaOf(def);
     const defs = schemaDefinitions();
     this.#fieldManager = new FieldManager({
@@ -125,7 +133,7 @@ export class ResourceStore {
 
   async get(scope: RequestScope, name: string, resourceVersion?: string): Promise<StoredObject> {
     try {
-      return this.#withTypeMeta(await this.#deps.storage.get(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' }));
+      return this.#withTypeMeta(this.#read(await this.#deps.storage.get(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' })));
     } catch (e) {
       throw toStatusError(e, this.def, name);
     }
@@ -137,8 +145,19 @@ export class ResourceStore {
       // kube's typed lists carry no apiVersion/kind on items. Items shared with the watch cache
       // are copied (shallowly), never changed; items fresh from etcd are ours to change.
       let items = r.items;
+      const readDefaults = this.#readDefaults;
+      if (readDefaults) {
+        // Defaulted items are new objects: shared ones stay untouched in the cache.
+        let changed = false;
+        const defaulted = items.map((o) => {
+          const d = readDefaults(o);
+          if (d !== o) changed = true;
+          return d;
+        });
+        if (changed) items = defaulted;
+      }
       if (r.shared) {
-        items = r.items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
+        items = items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
       } else {
         for (const item of items) {
           delete item.apiVersion;
@@ -155,8 +174,10 @@ export class ResourceStore {
 
   async watch(scope: RequestScope, opts: WatchOptions, name?: string): Promise<Watcher> {
     try {
-      if (name) return await this.#deps.storage.watch(this.key(scope.namespace, name), { ...opts, exactKey: true });
-      return await this.#deps.storage.watch(this.collectionPrefix(scope.namespace), opts);
+      const w = name
+        ? await this.#deps.storage.watch(this.key(scope.namespace, name), { ...opts, exactKey: true })
+        : await this.#deps.storage.watch(this.collectionPrefix(scope.namespace), opts);
+      return this.#readDefaults ? this.#defaultingWatcher(w, this.#readDefaults) : w;
     } catch (e) {
       throw toStatusError(e, this.def, name ?? '');
     }
@@ -199,6 +220,7 @@ export class ResourceStore {
         key,
         async (existing) => {
           let next = structuredClone(obj);
+          existing = existing && this.#read(existing);
           if (!existing) {
             if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
             created = true;
@@ -239,6 +261,7 @@ export class ResourceStore {
     try {
       out = await this.#deps.storage.guaranteedUpdate(this.key(scope.namespace, name), async (existing) => {
         if (!existing) throw notFound(groupResourceOf(this.def), name);
+        existing = this.#read(existing);
         const next = structuredClone(existing);
         mutate(next);
         return this.#prepareUpdate(scope, next, existing, opts, strategy);
@@ -261,6 +284,7 @@ export class ResourceStore {
       out = await this.#deps.storage.guaranteedUpdate(
         this.key(scope.namespace, name),
         async (existing) => {
+          existing = existing && this.#read(existing);
           if (op.kind === 'patch') {
             if (!existing) throw notFound(groupResourceOf(this.def), name);
             created = false;
@@ -542,6 +566,30 @@ export class ResourceStore {
     strategy = this.def.strategy,
   ): Promise<void> {
     await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name, strategy));
+  }
+
+  /** An object as read from storage, with the definition's read defaults (a copy when they apply). */
+  #read(obj: StoredObject): StoredObject {
+    return this.#readDefaults ? this.#readDefaults(obj) : obj;
+  }
+
+  /** A watch whose objects get the read defaults; each shared event is defaulted once. */
+  #defaultingWatcher(w: Watcher, readDefaults: (obj: StoredObject) => StoredObject): Watcher {
+    const convert = (e: WatchEvent | undefined): WatchEvent | undefined => {
+      if (!e || e.type === 'ERROR' || e.type === 'BOOKMARK') return e;
+      let out = this.#defaultedEvents.get(e);
+      if (!out) {
+        const object = readDefaults(e.object);
+        out = object === e.object ? e : { ...e, object };
+        this.#defaultedEvents.set(e, out);
+      }
+      return out;
+    };
+    return {
+      next: async () => convert(await w.next()),
+      poll: () => convert(w.poll()),
+      stop: () => w.stop(),
+    };
   }
 
   /** The object with its apiVersion/kind; a copy when they differ (objects may be shared with the cache). */
