@@ -105,3 +105,129 @@ describe('defaulting on read', () => {
     assert.equal(same.body.metadata.generation, 1);
   });
 });
+
+describe('PATCH of status sub-resources', () => {
+  const dials = (name = '', version = 'v1') => `/apis/sub.example.com/${version}/namespaces/sub/dials${name ? `/${name}` : ''}`;
+  const dialSchema = {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { replicas: { type: 'integer' }, mode: { type: 'string' } } },
+      status: {
+        type: 'object',
+        properties: {
+          replicas: { type: 'integer' },
+          phase: { type: 'string' },
+          conditions: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['type'],
+            items: { type: 'object', required: ['type'], properties: { type: { type: 'string' }, status: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  };
+  const subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+  const dialCRD = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'dials.sub.example.com' },
+    spec: {
+      group: 'sub.example.com',
+      scope: 'Namespaced',
+      names: { plural: 'dials', singular: 'dial', kind: 'Dial' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: dialSchema }, subresources },
+        { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: dialSchema }, subresources },
+      ],
+    },
+  };
+  const dial = (name: string, extra: object = {}) => ({ apiVersion: 'sub.example.com/v1', kind: 'Dial', metadata: { name }, spec: { replicas: 1 }, ...extra });
+  const entries = (obj: any) => (obj.metadata.managedFields ?? []).map((e: any) => [e.manager, e.operation, e.subresource ?? '']);
+
+  before(async () => {
+    expectCode(await a.client.post(CRDS, dialCRD), 201);
+    await established('dials.sub.example.com');
+    await eventually(async () => (await a.client.get(dials())).status === 200, 5000, 'dials served');
+  });
+
+  it('merge and JSON patches change only status; strategic merge patch is 415 as on the main resource', async () => {
+    expectCode(await a.client.post(dials(), dial('mp')), 201);
+    const merge = await patch(`${dials('mp')}/status`, 'application/merge-patch+json', { spec: { replicas: 9 }, status: { phase: 'Ready', replicas: 1 } }, '?fieldManager=ctl');
+    expectCode(merge, 200);
+    assert.deepEqual(merge.body.status, { phase: 'Ready', replicas: 1 });
+    assert.equal(merge.body.spec.replicas, 1, 'spec does not change through status');
+    assert.equal(merge.body.metadata.generation, 1);
+    assert.deepEqual(entries(merge.body).filter((e: string[]) => e[0] === 'ctl'), [['ctl', 'Update', 'status']]);
+    const json = await patch(`${dials('mp')}/status`, 'application/json-patch+json', [{ op: 'replace', path: '/status/phase', value: 'Done' }]);
+    expectCode(json, 200);
+    assert.equal(json.body.status.phase, 'Done');
+    expectStatus(
+      await patch(`${dials('mp')}/status`, 'application/strategic-merge-patch+json', { status: { phase: 'x' } }),
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
+    const dry = await patch(`${dials('mp')}/status`, 'application/merge-patch+json', { status: { phase: 'Dry' } }, '?dryRun=All');
+    expectCode(dry, 200);
+    assert.equal(dry.body.status.phase, 'Dry');
+    assert.equal((await a.client.get(dials('mp'))).body.status.phase, 'Done');
+    const beta = await patch(`${dials('mp', 'v1beta1')}/status`, 'application/merge-patch+json', { status: { phase: 'Beta' } });
+    expectCode(beta, 200);
+    assert.equal(beta.body.apiVersion, 'sub.example.com/v1beta1');
+    assert.equal(beta.headers['warning'], '299 - "sub.example.com/v1beta1 Dial is deprecated"');
+  });
+
+  it('server-side apply of status owns status fields under the status sub-resource, merges list-map entries, never creates', async () => {
+    expectCode(await a.client.post(dials(), dial('ap')), 201);
+    const apply = (manager: string, body: object, query = '') => patch(`${dials('ap')}/status`, 'application/apply-patch+yaml', body, `?fieldManager=${manager}${query}`);
+    const first = await apply('ctl-a', dial('ap', { spec: { replicas: 7 }, status: { conditions: [{ type: 'A', status: 'True' }] } }));
+    expectCode(first, 200);
+    assert.deepEqual(first.body.status, { conditions: [{ type: 'A', status: 'True' }] });
+    assert.equal(first.body.spec.replicas, 1, 'spec in a status apply is ignored');
+    const mine = first.body.metadata.managedFields.find((e: any) => e.manager === 'ctl-a');
+    assert.deepEqual([mine.operation, mine.subresource, mine.apiVersion], ['Apply', 'status', 'sub.example.com/v1']);
+    assert.deepEqual(mine.fieldsV1, { 'f:status': { 'f:conditions': { 'k:{"type":"A"}': { '.': {}, 'f:status': {}, 'f:type': {} } } } });
+    const second = await apply('ctl-b', dial('ap', { status: { conditions: [{ type: 'B', status: 'False' }] } }));
+    expectCode(second, 200);
+    assert.deepEqual(second.body.status.conditions, [{ type: 'A', status: 'True' }, { type: 'B', status: 'False' }]);
+    const clash = await apply('ctl-b', dial('ap', { status: { conditions: [{ type: 'A', status: 'False' }] } }));
+    expectStatus(clash, 409, 'Conflict', /conflict with "ctl-a" with subresource "status"/);
+    expectCode(await apply('ctl-b', dial('ap', { status: { conditions: [{ type: 'A', status: 'False' }] } }), '&force=true'), 200);
+    const missing = await patch(`${dials('nope')}/status`, 'application/apply-patch+yaml', dial('nope', { status: { phase: 'x' } }), '?fieldManager=ctl');
+    expectStatus(missing, 404, 'NotFound', 'dials.sub.example.com "nope" not found');
+    expectCode(await a.client.get(dials('nope')), 404);
+  });
+
+  it('PUT of status is recorded under the status sub-resource', async () => {
+    const created = await a.client.post(dials(), dial('pu'));
+    expectCode(created, 201);
+    const put = await a.client.put(`${dials('pu')}/status?fieldManager=writer`, { ...created.body, status: { phase: 'Up' } });
+    expectCode(put, 200);
+    assert.deepEqual(entries(put.body).filter((e: string[]) => e[0] === 'writer'), [['writer', 'Update', 'status']]);
+  });
+
+  it('namespaces/status takes strategic merge patches and apply; namespaces/finalize takes no PATCH', async () => {
+    const ns = '/api/v1/namespaces/sub';
+    const smp = await patch(`${ns}/status`, 'application/strategic-merge-patch+json', { status: { conditions: [{ type: 'NamespaceDeletionDiscoveryFailure', status: 'False', reason: 'ResourcesDiscovered' }] } });
+    expectCode(smp, 200);
+    assert.equal(smp.body.status.conditions[0].reason, 'ResourcesDiscovered');
+    assert.equal(smp.body.status.phase, 'Active');
+    const applied = await patch(
+      `${ns}/status`,
+      'application/apply-patch+yaml',
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sub' }, status: { conditions: [{ type: 'NamespaceContentRemaining', status: 'False', reason: 'ContentRemoved' }] } },
+      '?fieldManager=nsctl',
+    );
+    expectCode(applied, 200);
+    assert.deepEqual(applied.body.status.conditions.map((c: any) => c.type).sort(), ['NamespaceContentRemaining', 'NamespaceDeletionDiscoveryFailure']);
+    assert.deepEqual(entries(applied.body).filter((e: string[]) => e[0] === 'nsctl'), [['nsctl', 'Apply', 'status']]);
+    expectStatus(await patch(`${ns}/finalize`, 'application/merge-patch+json', { spec: {} }), 405, 'MethodNotAllowed');
+  });
+
+  it('customresourcedefinitions/status takes a merge patch', async () => {
+    const r = await patch(`${CRDS}/dials.sub.example.com/status`, 'application/merge-patch+json', { status: { conditions: [{ type: 'Custom', status: 'True', reason: 'Test', message: 'set by a test', lastTransitionTime: '2024-01-01T00:00:00Z' }] } });
+    expectCode(r, 200);
+    assert.ok(r.body.status.conditions.some((c: any) => c.type === 'Custom'));
+  });
+});

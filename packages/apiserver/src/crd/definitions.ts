@@ -35,8 +35,6 @@ export interface CustomResourceInfo {
   compiled: CompiledVersionSchema;
   /** The scale sub-resource's paths, when the version has one. */
   scale: CRDScale | undefined;
-  /** The status sub-resource's strategy, when the version has one. */
-  statusStrategy: ResourceStrategy | undefined;
   /** Shared by every version of the CRD; the controller sets it while the CRD is being deleted. */
   lifecycle: { terminating: boolean };
 }
@@ -300,7 +298,7 @@ export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminatin
     };
     if (readDefaults) def.readDefaults = readDefaults;
     if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`, removedRelease: '' };
-    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, statusStrategy: status, lifecycle });
+    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, lifecycle });
     byVersion.set(v.name, def);
   }
   const storage = byVersion.get(storageVersion)!;

@@ -4,9 +4,10 @@
  *    that prefers Protobuf but takes JSON gets JSON;
  *  - no strategic merge patch (415 naming the patch types it takes);
  *  - no create while the CRD is being deleted (405);
- *  - PATCH of the status sub-resource, and the scale sub-resource (an autoscaling/v1 Scale read
- *    from and written to the paths the CRD names).
- * Everything else goes to the generic handlers, which serve custom resources from the catalog.
+ *  - the scale sub-resource (an autoscaling/v1 Scale read from and written to the paths the CRD
+ *    names).
+ * Everything else goes to the generic handlers, which serve custom resources from the catalog
+ * (the status sub-resource included: its strategy is the definition's).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -31,7 +32,7 @@ import { addWarning, parseBody, parseJsonText, readBody, writeObject } from '../
 import { decodeInto } from '../registry/codec.js';
 import type { RequestScope, ResourceStore } from '../registry/store.js';
 import { parseDryRun } from '../handlers/options.js';
-import { customResourceInfo, scaleKind, valueAtPath, type CustomResourceInfo } from './definitions.js';
+import { customResourceInfo, scaleKind, valueAtPath } from './definitions.js';
 import type { CRDScale } from './types.js';
 
 const BODY_TYPES = ['application/json', 'application/yaml'];
@@ -81,10 +82,6 @@ export function withCustomResources(next: Handler, deps: CustomResourceHandlerDe
       if (def.deprecation) addWarning(res, def.deprecation.warning);
       return serveScale(req, res, def, store, cr.scale, deps.catalog, scopeOf(req, def));
     }
-    if (info.subresource === 'status' && cr.statusStrategy && info.verb === 'patch' && info.parts.length <= 3) {
-      if (def.deprecation) addWarning(res, def.deprecation.warning);
-      return serveStatusPatch(req, res, def, store, cr, deps.catalog, scopeOf(req, def));
-    }
     return next(req, res);
   };
 }
@@ -118,26 +115,6 @@ async function readPatch(req: IncomingMessage): Promise<(current: StoredObject) 
       throw e;
     }
   };
-}
-
-async function serveStatusPatch(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, store: ResourceStore, cr: CustomResourceInfo, catalog: Catalog, scope: RequestScope): Promise<void> {
-  const { info, query } = contextOf(req);
-  const format = jsonFormat(req);
-  const dryRun = parseDryRun(query, 'PatchOptions');
-  const apply = await readPatch(req);
-  const out = await store.modify(
-    scope,
-    info.name,
-    (obj) => {
-      const patched = decodeInto(def, catalog, apply(obj));
-      if (patched.metadata.name !== info.name) throw badRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
-      for (const k of Object.keys(obj)) delete obj[k];
-      Object.assign(obj, patched);
-    },
-    { dryRun },
-    cr.statusStrategy,
-  );
-  writeObject(req, res, query, 200, out, format);
 }
 
 /** kube's scaleFromCustomResource: an autoscaling/v1 Scale of the object. */

@@ -16,6 +16,7 @@ import {
   isPlainObject,
   unsupportedMediaType,
   type FieldError,
+  type ResourceStrategy,
   type StoredObject,
   NestingTooDeepError,
   exceedsNestingDepth,
@@ -63,7 +64,8 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-export async function handlePatch(r: ResourceRequest): Promise<void> {
+/** `strategy`: a sub-resource's (status), whose patch never creates and is tracked under its name. */
+export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy = r.def.strategy): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
   const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const type = PATCH_TYPES[mediaType];
@@ -126,6 +128,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
       },
     };
   }
-  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined });
+  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }

@@ -85,6 +85,8 @@ export class ResourceStore {
   readonly #deps: RegistryDeps;
   readonly #apiVersion: string;
   readonly #fieldManager: FieldManager;
+  /** The field manager of each sub-resource with its own strategy, built on first use. */
+  readonly #subFieldManagers = new Map<ResourceStrategy, { fm: FieldManager; subresource: string }>();
 
   readonly #path: string;
   /** The definition's read defaults (see ResourceDefinition.readDefaults), if it has any. */
@@ -108,19 +110,42 @@ export class ResourceStore {
     this.#readDefaults = def.readDefaults?.bind(def);
     const schema = fullSchemaOf(def);
     const defs = schemaDefinitions();
-    this.#fieldManager = new FieldManager({
+    this.#fieldManager = this.#newFieldManager(def.subresources.some((s) => s.name === 'status' && s.strategy) ? ['status'] : []);
+  }
+
+  /**
+   * A field manager whose endpoint resets `reset` (top-level fields the schema has): kube's
+   * strategies' GetResetFields — status for a main resource with a status sub-resource, spec for
+   * a status sub-resource, status for namespaces/finalize.
+   */
+  #newFieldManager(reset: string[]): FieldManager {
+    const schema = fullSchemaOf(this.def);
+    const defs = schemaDefinitions();
+    return new FieldManager({
       schema,
       defs,
-      // The main resource does not own status (kube's strategies reset it for this endpoint).
-      resetFields: schema.properties?.['status'] ? [['status']] : [],
+      resetFields: reset.filter((f) => schema.properties?.[f]).map((f) => [f]),
       emptyObject: emptyObjectOf(schema, defs),
     });
   }
 
+  /** The field manager of writes with `strategy`, and the sub-resource they are recorded under. */
+  #fieldManagerFor(strategy: ResourceStrategy): { fm: FieldManager; subresource?: string } {
+    if (strategy === this.def.strategy) return { fm: this.#fieldManager };
+    let sub = this.#subFieldManagers.get(strategy);
+    if (!sub) {
+      const subresource = this.def.subresources.find((s) => s.strategy === strategy)?.name ?? '';
+      sub = { fm: this.#newFieldManager(subresource === 'status' ? ['spec'] : ['status']), subresource };
+      this.#subFieldManagers.set(strategy, sub);
+    }
+    return sub.subresource ? sub : { fm: sub.fm };
+  }
+
   /** Records a non-apply write of `next` over `live` in managedFields (kube's fieldmanager Update). */
-  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions): StoredObject {
+  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy): StoredObject {
     if (!opts.manager) return next;
-    return this.#fieldManager.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now() }) as StoredObject;
+    const { fm, subresource } = this.#fieldManagerFor(strategy);
+    return fm.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now(), ...(subresource ? { subresource } : {}) }) as StoredObject;
   }
 
   key(namespace: string, name: string): string {
@@ -235,7 +260,7 @@ export class ResourceStore {
             return next;
           }
           created = false;
-          return this.#prepareUpdate(scope, this.#track(existing, next, opts), existing, opts, strategy);
+          return this.#prepareUpdate(scope, this.#track(existing, next, opts, strategy), existing, opts, strategy);
         },
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
@@ -275,9 +300,19 @@ export class ResourceStore {
 
   /**
    * PATCH: a patch function or a server-side apply over the current object, retried on a lost
-   * race with fresh state (so admission and validation run again). Apply creates missing objects.
+   * race with fresh state (so admission and validation run again). Apply creates missing objects,
+   * except through a sub-resource (`strategy` is a sub-resource's: kube's sub-resource storages
+   * never create). managedFields record a sub-resource's writes under its name.
    */
-  async patch(scope: RequestScope, name: string, op: PatchOperation, opts: WriteOptions = {}): Promise<{ object: StoredObject; created: boolean }> {
+  async patch(
+    scope: RequestScope,
+    name: string,
+    op: PatchOperation,
+    opts: WriteOptions = {},
+    strategy: ResourceStrategy = this.def.strategy,
+  ): Promise<{ object: StoredObject; created: boolean }> {
+    const main = strategy === this.def.strategy;
+    const allowCreate = op.kind === 'apply' && main;
     let created = false;
     let out: StoredObject;
     try {
@@ -285,21 +320,23 @@ export class ResourceStore {
         this.key(scope.namespace, name),
         async (existing) => {
           existing = existing && this.#read(existing);
+          if (!existing && !allowCreate) throw notFound(groupResourceOf(this.def), name);
           if (op.kind === 'patch') {
-            if (!existing) throw notFound(groupResourceOf(this.def), name);
             created = false;
-            return this.#prepareUpdate(scope, this.#track(existing, op.apply(existing), opts), existing, opts, this.def.strategy);
+            return this.#prepareUpdate(scope, this.#track(existing, op.apply(existing!), opts, strategy), existing!, opts, strategy);
           }
-          const merged = this.#fieldManager.apply(existing, op.applied, {
+          const { fm, subresource } = this.#fieldManagerFor(strategy);
+          const merged = fm.apply(existing, op.applied, {
             manager: opts.manager ?? '',
             apiVersion: this.#apiVersion,
             time: now(),
             force: op.force,
+            ...(subresource ? { subresource } : {}),
           }) as StoredObject;
           this.def.strategy.defaults?.(merged);
           if (existing) {
             created = false;
-            return this.#prepareUpdate(scope, merged, existing, opts, this.def.strategy);
+            return this.#prepareUpdate(scope, merged, existing, opts, strategy);
           }
           created = true;
           this.#ensureNamespace(scope, merged);
@@ -310,7 +347,7 @@ export class ResourceStore {
           await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
           return merged;
         },
-        { ignoreNotFound: op.kind === 'apply', dryRun: !!opts.dryRun },
+        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
     } catch (e) {
       throw toStatusError(e, this.def, name);
