@@ -1,7 +1,8 @@
 /**
  * Custom resources as kube serves them beyond the basics: defaults of the storage version applied
  * when reading objects stored before the default existed, and PATCH of every status sub-resource
- * (custom resources' and built-ins') through the generic patch path, server-side apply included.
+ * (custom resources' and built-ins') through the generic patch path, server-side apply included,
+ * and the names kube's OpenAPI gives custom resource and apiextensions kinds.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -117,6 +118,7 @@ describe('PATCH of status sub-resources', () => {
         properties: {
           replicas: { type: 'integer' },
           phase: { type: 'string' },
+          lastSeen: { type: 'string', format: 'date-time' },
           conditions: {
             type: 'array',
             'x-kubernetes-list-type': 'map',
@@ -229,5 +231,34 @@ describe('PATCH of status sub-resources', () => {
     const r = await patch(`${CRDS}/dials.sub.example.com/status`, 'application/merge-patch+json', { status: { conditions: [{ type: 'Custom', status: 'True', reason: 'Test', message: 'set by a test', lastTransitionTime: '2024-01-01T00:00:00Z' }] } });
     expectCode(r, 200);
     assert.ok(r.body.status.conditions.some((c: any) => c.type === 'Custom'));
+  });
+});
+
+describe('OpenAPI names', () => {
+  it('custom resource kinds are named by reversed group, date-time fields stay inline; apiextensions kinds are apiextensions-apiserver types', async () => {
+    const crdName = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition';
+    const dial = 'com.example.sub.v1.Dial';
+    const v2 = await eventually(async () => {
+      const r = await a.client.get('/openapi/v2');
+      return r.body?.definitions?.[dial] ? r.body : undefined;
+    }, 10_000, 'the Dial kind published');
+    const names = Object.keys(v2.definitions);
+    assert.ok(names.includes(crdName));
+    assert.ok(names.includes(`${crdName}List`));
+    assert.ok(names.includes('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec'));
+    assert.deepEqual(names.filter((n) => n.startsWith('io.k8s.api.apiextensions.') || n.startsWith('io.k8s.api.sub.')), []);
+    assert.ok(names.includes('com.example.sub.v1.DialList'));
+    assert.ok(names.includes('com.example.sub.v1beta1.Dial'));
+    const d = v2.definitions[dial];
+    assert.deepEqual(d['x-kubernetes-group-version-kind'], [{ group: 'sub.example.com', kind: 'Dial', version: 'v1' }]);
+    assert.deepEqual(d.properties.status.properties.lastSeen, { type: 'string', format: 'date-time' });
+    assert.equal(v2.definitions['com.example.sub.v1.DialList'].properties.items.items.$ref, '#/definitions/com.example.sub.v1.Dial');
+    const get = v2.paths['/apis/sub.example.com/v1/namespaces/{namespace}/dials/{name}'].get;
+    assert.equal(get.responses['200'].schema.$ref, '#/definitions/com.example.sub.v1.Dial');
+    const v3 = await a.client.get('/openapi/v3/apis/sub.example.com/v1');
+    expectCode(v3, 200);
+    assert.ok(v3.body.components.schemas[dial]);
+    const crdV3 = await a.client.get('/openapi/v3/apis/apiextensions.k8s.io/v1');
+    assert.ok(crdV3.body.components.schemas[crdName]);
   });
 });
