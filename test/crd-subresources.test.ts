@@ -107,7 +107,7 @@ describe('defaulting on read', () => {
   });
 });
 
-describe('PATCH of status sub-resources', () => {
+describe('status and scale sub-resources', () => {
   const dials = (name = '', version = 'v1') => `/apis/sub.example.com/${version}/namespaces/sub/dials${name ? `/${name}` : ''}`;
   const dialSchema = {
     type: 'object',
@@ -227,10 +227,58 @@ describe('PATCH of status sub-resources', () => {
     expectStatus(await patch(`${ns}/finalize`, 'application/merge-patch+json', { spec: {} }), 405, 'MethodNotAllowed');
   });
 
-  it('customresourcedefinitions/status takes a merge patch', async () => {
-    const r = await patch(`${CRDS}/dials.sub.example.com/status`, 'application/merge-patch+json', { status: { conditions: [{ type: 'Custom', status: 'True', reason: 'Test', message: 'set by a test', lastTransitionTime: '2024-01-01T00:00:00Z' }] } });
+  it('customresourcedefinitions/status takes a JSON patch', async () => {
+    const condition = { type: 'Custom', status: 'True', reason: 'Test', message: 'set by a test', lastTransitionTime: '2024-01-01T00:00:00Z' };
+    const r = await patch(`${CRDS}/dials.sub.example.com/status`, 'application/json-patch+json', [{ op: 'add', path: '/status/conditions/-', value: condition }]);
     expectCode(r, 200);
-    assert.ok(r.body.status.conditions.some((c: any) => c.type === 'Custom'));
+    assert.deepEqual(r.body.status.conditions.map((c: any) => c.type).sort(), ['Custom', 'Established', 'NamesAccepted']);
+    assert.equal(r.body.spec.group, 'sub.example.com');
+  });
+
+  it('scale: PUT and PATCH are recorded in the parent managedFields under sub-resource scale, taking spec.replicas from its owner', async () => {
+    const created = await a.client.post(`${dials()}?fieldManager=creator`, dial('sc', { spec: { replicas: 2, mode: 'fast' } }));
+    expectCode(created, 201);
+    const put = await a.client.put(`${dials('sc')}/scale?fieldManager=scaler`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'sc' }, spec: { replicas: 3 } });
+    expectCode(put, 200);
+    assert.equal(put.body.spec.replicas, 3);
+    const obj = (await a.client.get(dials('sc'))).body;
+    assert.equal(obj.spec.replicas, 3);
+    const byManager = Object.fromEntries(obj.metadata.managedFields.map((e: any) => [e.manager, e]));
+    assert.deepEqual([byManager.scaler.operation, byManager.scaler.apiVersion, byManager.scaler.subresource], ['Update', 'sub.example.com/v1', 'scale']);
+    assert.deepEqual(byManager.scaler.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    assert.deepEqual(created.body.metadata.managedFields[0].fieldsV1['f:spec'], { 'f:mode': {}, 'f:replicas': {} });
+    assert.deepEqual(byManager.creator.fieldsV1['f:spec'], { 'f:mode': {} }, 'the creator no longer owns spec.replicas');
+    const merged = await patch(`${dials('sc')}/scale`, 'application/merge-patch+json', { spec: { replicas: 4 } }, '?fieldManager=patcher');
+    expectCode(merged, 200);
+    const after = (await a.client.get(dials('sc'))).body;
+    assert.deepEqual(entries(after).filter((e: string[]) => e[0] !== 'creator').sort(), [['patcher', 'Update', 'scale']]);
+  });
+
+  it('scale: server-side apply owns spec.replicas, conflicts with another applier unless forced', async () => {
+    expectCode(await a.client.post(`${dials()}?fieldManager=creator`, dial('sa', { spec: { replicas: 1 } })), 201);
+    const applyScale = (manager: string, replicas: number, query = '', apiVersion = 'autoscaling/v1') =>
+      patch(`${dials('sa')}/scale`, 'application/apply-patch+yaml', { apiVersion, kind: 'Scale', metadata: { name: 'sa' }, spec: { replicas } }, `?fieldManager=${manager}${query}`);
+    // The creator owns spec.replicas: an applier takes it over only by force, as in kube.
+    expectStatus(await applyScale('hpa', 5), 409, 'Conflict', 'Apply failed with 1 conflict: conflict with "creator" using autoscaling/v1: .spec.replicas');
+    const first = await applyScale('hpa', 5, '&force=true');
+    expectCode(first, 200);
+    assert.equal(first.body.spec.replicas, 5);
+    const obj = (await a.client.get(dials('sa'))).body;
+    assert.equal(obj.spec.replicas, 5);
+    const hpa = obj.metadata.managedFields.find((e: any) => e.manager === 'hpa');
+    assert.deepEqual([hpa.operation, hpa.apiVersion, hpa.subresource, hpa.fieldsV1], ['Apply', 'sub.example.com/v1', 'scale', { 'f:spec': { 'f:replicas': {} } }]);
+    expectStatus(await applyScale('other', 6), 409, 'Conflict', /conflict with "hpa" with subresource "scale": \.spec\.replicas/);
+    const forced = await applyScale('other', 6, '&force=true');
+    expectCode(forced, 200);
+    assert.equal((await a.client.get(dials('sa'))).body.spec.replicas, 6);
+    expectStatus(await applyScale('hpa', 7, '', 'autoscaling/v2'), 400, 'BadRequest', 'Incorrect version specified in apply patch. Specified patch version: autoscaling/v2, expected: autoscaling/v1');
+    expectStatus(await patch(`${dials('sa')}/scale`, 'application/apply-patch+yaml', { apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 1 } }), 422, 'Invalid', /fieldManager: Required value/);
+  });
+
+  it('scale: a write that leaves spec replicas unset is a 400', async () => {
+    expectCode(await a.client.post(dials(), dial('nr', { spec: { mode: 'x' } })), 201);
+    const r = await patch(`${dials('nr')}/scale`, 'application/merge-patch+json', { metadata: { labels: { a: 'b' } } });
+    expectStatus(r, 400, 'BadRequest', 'the spec replicas field ".spec.replicas" cannot be empty');
   });
 });
 
