@@ -246,8 +246,9 @@ describe('status and scale sub-resources', () => {
     const byManager = Object.fromEntries(obj.metadata.managedFields.map((e: any) => [e.manager, e]));
     assert.deepEqual([byManager.scaler.operation, byManager.scaler.apiVersion, byManager.scaler.subresource], ['Update', 'sub.example.com/v1', 'scale']);
     assert.deepEqual(byManager.scaler.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
-    assert.deepEqual(created.body.metadata.managedFields[0].fieldsV1['f:spec'], { 'f:mode': {}, 'f:replicas': {} });
-    assert.deepEqual(byManager.creator.fieldsV1['f:spec'], { 'f:mode': {} }, 'the creator no longer owns spec.replicas');
+    // A custom resource is created from kube's empty Unstructured: its creator owns spec itself too.
+    assert.deepEqual(created.body.metadata.managedFields[0].fieldsV1['f:spec'], { '.': {}, 'f:mode': {}, 'f:replicas': {} });
+    assert.deepEqual(byManager.creator.fieldsV1['f:spec'], { '.': {}, 'f:mode': {} }, 'the creator no longer owns spec.replicas');
     const merged = await patch(`${dials('sc')}/scale`, 'application/merge-patch+json', { spec: { replicas: 4 } }, '?fieldManager=patcher');
     expectCode(merged, 200);
     const after = (await a.client.get(dials('sc'))).body;
@@ -275,10 +276,12 @@ describe('status and scale sub-resources', () => {
     expectStatus(await patch(`${dials('sa')}/scale`, 'application/apply-patch+yaml', { apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 1 } }), 422, 'Invalid', /fieldManager: Required value/);
   });
 
-  it('scale: a write that leaves spec replicas unset is a 400', async () => {
+  it('scale: a write that leaves spec replicas unset is a 400, a read of it a 500 as in kube', async () => {
     expectCode(await a.client.post(dials(), dial('nr', { spec: { mode: 'x' } })), 201);
     const r = await patch(`${dials('nr')}/scale`, 'application/merge-patch+json', { metadata: { labels: { a: 'b' } } });
     expectStatus(r, 400, 'BadRequest', 'the spec replicas field ".spec.replicas" cannot be empty');
+    // kube's ScaleREST.Get answers such an object with an internal error.
+    expectStatus(await a.client.get(`${dials('nr')}/scale`), 500, 'InternalError', 'Internal error occurred: the spec replicas field ".spec.replicas" does not exist');
   });
 });
 

@@ -24,6 +24,7 @@ import {
   decodeManagedFields,
   encodeManagedFields,
   groupResourceOf,
+  internalError,
   isPlainObject,
   methodNotSupported,
   pathOf,
@@ -232,7 +233,10 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, def: Resour
   const { info, query } = contextOf(req);
   const format = jsonFormat(req);
   if (info.verb === 'get') {
-    writeObject(req, res, query, 200, scaleOf(await store.get(scope, info.name), scale), format);
+    const current = scaleOf(await store.get(scope, info.name), scale, true);
+    // kube's ScaleREST.Get: an object without spec replicas has no Scale (an internal error there).
+    if ((current['spec'] as { replicas: number }).replicas === INVALID_SPEC_REPLICAS) throw internalError(`the spec replicas field ${JSON.stringify(scale.specReplicasPath)} does not exist`);
+    writeObject(req, res, query, 200, current, format);
     return;
   }
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotSupported(groupResourceOf(def), info.verb);

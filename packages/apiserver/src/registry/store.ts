@@ -125,7 +125,8 @@ export class ResourceStore {
       schema,
       defs,
       resetFields: reset.filter((f) => schema.properties?.[f]).map((f) => [f]),
-      emptyObject: emptyObjectOf(schema, defs),
+      // A custom resource's empty object is kube's empty Unstructured: a create adds spec itself.
+      emptyObject: this.def.unstructured ? {} : emptyObjectOf(schema, defs),
     });
   }
 
