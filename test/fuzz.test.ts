@@ -309,6 +309,21 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
         ? { ...base, ...newer, involvedObject: about, message: 'started', reportingComponent: 'kubelet', source: { component: 'kubelet' } }
         : { ...base, ...newer, regarding: about, note: 'started', reportingController: 'example.com/kubelet' };
     }
+    case 'CustomResourceDefinition': {
+      // A CRD's name is <plural>.<group>: derived from the given name.
+      const plural = `${name.replace(/[^a-z0-9]/g, '')}things`;
+      const schema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 10 }, mode: { type: 'string', default: 'a' } } } } };
+      return {
+        ...base,
+        metadata: { ...metadata, name: `${plural}.fuzz.example.com` },
+        spec: {
+          group: 'fuzz.example.com',
+          scope: rng.pick(['Namespaced', 'Cluster']),
+          names: { plural, singular: plural.slice(0, -1), kind: `Fz${plural[0]!.toUpperCase()}${plural.slice(1)}`, listKind: `Fz${plural[0]!.toUpperCase()}${plural.slice(1)}List` },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+        },
+      };
+    }
     case 'Role':
       return { ...base, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }] };
     case 'ClusterRole':

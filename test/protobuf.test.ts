@@ -69,3 +69,19 @@ test('a Protobuf watch streams length-prefixed WatchEvent frames', async () => {
   assert.ok(added, 'an ADDED frame');
   assert.equal((added!.object as { metadata: { name: string } }).metadata.name, 'pb-watch');
 });
+
+test('a kind without a Protobuf form (CustomResourceDefinition) answers JSON to a Protobuf-first Accept, 406 to Protobuf only, 415 to a Protobuf body', async () => {
+  const c = env.plinth.client;
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const fallback = await c.get(crds, { headers: { accept: `${PB}, application/json` } });
+  assert.equal(fallback.status, 200);
+  assert.equal(fallback.headers['content-type'], 'application/json');
+  assert.equal(fallback.body.kind, 'CustomResourceDefinitionList');
+  const only = await c.get(crds, { headers: { accept: PB } });
+  assert.equal(only.status, 406);
+  assert.equal(only.body.reason, 'NotAcceptable');
+  const body = encodeProtobuf({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'not-a-crd' } });
+  const posted = await c.request('POST', crds, { rawBody: body, headers: { 'content-type': PB } });
+  assert.equal(posted.status, 415);
+  assert.equal(posted.body.reason, 'UnsupportedMediaType');
+});

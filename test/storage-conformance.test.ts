@@ -701,6 +701,30 @@ function storeConformance(impl: Implementation): void {
       await rejectsWith(store.delete(`${p}absent`, { dryRun: true }), 'NotFound');
     });
 
+    // --- ttl ------------------------------------------------------------------------------------
+
+    test('writes with ttlSeconds expire: etcd deletes them and a watch sees DELETED', async ({ store, p }) => {
+      await store.create(`${p}kept`, obj('kept'));
+      const updated = await store.create(`${p}updated`, obj('updated', { n: 0 }));
+      const from = await store.currentRevision();
+      const w = await store.watch(p, { resourceVersion: String(from) });
+      try {
+        await store.create(`${p}created`, obj('created'), { ttlSeconds: 2 });
+        const m = await store.guaranteedUpdate(`${p}updated`, bump, { ttlSeconds: 2 });
+        assert.ok(rvOf(m) > rvOf(updated));
+        const events = await take(w, 4, 30_000);
+        assert.deepEqual(events.slice(0, 2).map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'created'], ['MODIFIED', 'updated']]);
+        assert.deepEqual(events.slice(2).map((e) => [e.type, e.object.metadata.name]).sort(), [['DELETED', 'created'], ['DELETED', 'updated']]);
+        assert.equal(events.find((e) => e.type === 'DELETED' && e.object.metadata.name === 'updated')!.object['n'], 1, 'DELETED carries the last state');
+        await rejectsWith(store.get(`${p}created`), 'NotFound');
+        await rejectsWith(store.get(`${p}updated`), 'NotFound');
+        assert.deepEqual(names((await store.list(p)).items), ['kept']);
+        await assertQuiet(w);
+      } finally {
+        w.stop();
+      }
+    });
+
     // --- watch ----------------------------------------------------------------------------------
 
     test('watch from N: ADDED, MODIFIED, DELETED in order, and no initial events', async ({ store, p }) => {

@@ -178,3 +178,21 @@ test('the watch cache drops a watcher that cannot keep up, and keeps serving the
     await small.close();
   }
 });
+
+test('writes with a TTL within the reuse window share one etcd lease, granted the TTL plus the window (kube leaseManager)', async () => {
+  const leaseOf = async (key: string): Promise<string> => (await raw.kv.range({ key: Buffer.from(key) })).kvs[0]!.lease;
+  await store.create('/registry/events/ttl/a', obj('a'), { ttlSeconds: 3600 });
+  await store.create('/registry/events/ttl/b', obj('b'), { ttlSeconds: 3600 });
+  await store.guaranteedUpdate('/registry/events/ttl/b', (cur) => ({ ...cur!, v: 2 }), { ttlSeconds: 3600 });
+  await store.create('/registry/events/ttl/plain', obj('plain'));
+  const lease = await leaseOf('/registry/events/ttl/a');
+  assert.notEqual(lease, '0');
+  assert.equal(await leaseOf('/registry/events/ttl/b'), lease);
+  assert.equal(await leaseOf('/registry/events/ttl/plain'), '0', 'a write without a TTL has no lease');
+  const ttl = await raw.leaseClient.leaseTimeToLive({ ID: lease });
+  // 5% of an hour is more than kube's 60 s cap: the window is 60 s.
+  assert.equal(Number(ttl.grantedTTL), 3660);
+  // An update without a TTL drops the lease: the object no longer expires.
+  await store.guaranteedUpdate('/registry/events/ttl/b', (cur) => ({ ...cur!, v: 3 }));
+  assert.equal(await leaseOf('/registry/events/ttl/b'), '0');
+});

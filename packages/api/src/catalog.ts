@@ -27,8 +27,14 @@ export interface ResourceStrategy {
   prepareForUpdate?(obj: StoredObject, old: StoredObject): void;
   /** Type-specific validation on create; object metadata is validated by the store. */
   validate(obj: StoredObject): FieldError[];
-  /** Type-specific validation on update (immutable fields etc.); `validate` also runs. */
+  /** Type-specific validation on update (immutable fields etc.); `validate` also runs, unless `validateOnUpdate` is false. */
   validateUpdate?(obj: StoredObject, old: StoredObject): FieldError[];
+  /**
+   * false: an update runs `validateUpdate` alone, not `validate` (kube strategies whose
+   * ValidateUpdate does not call the create validation, e.g. Events' ValidateEventUpdate).
+   * Default true.
+   */
+  validateOnUpdate?: boolean;
   /**
    * Whether something besides `metadata.finalizers` holds back removal (a Namespace's
    * `spec.finalizers`). The store removes an object once this and metadata.finalizers are empty.

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Catalog, apiVersionOf, builtinResources, isStored, storageDefOf, storagePathOf, type ResourceDefinition, type StoredObject } from '@plinth/api';
-import { EtcdStore, WatchCaches, createKeyFunctions, isKeyNotFound, startCompactor, startEmbeddedEtcd, type Compactor, type EmbeddedEtcd, type KeyFunctions, type Store } from '@plinth/storage';
+import { EtcdStore, WatchCaches, createKeyFunctions, withTTL, isKeyNotFound, startCompactor, startEmbeddedEtcd, type Compactor, type EmbeddedEtcd, type KeyFunctions, type Store } from '@plinth/storage';
 import { createAdmission, createMutatingWebhookPlugin, createValidatingWebhookPlugin, type AdmissionChain } from '@plinth/admission';
 import { buildAuthenticator, buildAuthorizer, createServiceAccountTokenIssuer, loadServiceAccountKeys, type Authenticator, type Authorizer, type TokenIssuer } from '@plinth/auth';
 import type { CompletedOptions } from './options.js';
@@ -172,11 +172,16 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const rbacStore = (plural: string) => () => stores.get(def('rbac.authorization.k8s.io', 'v1', plural))!;
     // The escalation check asks the authorizer built below (the stores are built first).
     const guardDeps = { authorizer: () => authorizer!, roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles') };
+    // Events expire --event-ttl after their last write (kube: whole seconds; 0 keeps them).
+    const eventsDef = def('', 'v1', 'events');
+    const eventTtlSeconds = Math.floor(opts.eventTtl / 1000);
+    const events = eventTtlSeconds > 0 ? withTTL(storeOf.get(eventsDef)!, eventTtlSeconds) : storeOf.get(eventsDef)!;
     // A store per served version; versions that convert share their storage version's cache.
     for (const d of catalog.all()) {
       if (!isStored(d)) continue;
       const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : undefined;
-      stores.set(d, new ResourceStore(d, { storage: storeOf.get(storageDefOf(d))!, keys, admission, writeGuard }));
+      const storageDef = storageDefOf(d);
+      stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard }));
     }
     await watchCaches?.start();
     compactor = startCompactor({

@@ -45,6 +45,15 @@ test('Go durations', () => {
   assert.throws(() => parseDuration('10'));
 });
 
+test('--event-ttl: a Go duration, kube-apiserver\'s default of one hour', () => {
+  assert.equal(parseFlags([]).eventTtl, 3_600_000);
+  assert.equal(parseFlags(['--event-ttl=2s']).eventTtl, 2000);
+  assert.equal(parseFlags(['--event-ttl', '1h30m']).eventTtl, 5_400_000);
+  assert.equal(parseFlags(['--event-ttl=0']).eventTtl, 0);
+  assert.throws(() => parseFlags(['--event-ttl=2']), (e) => e instanceof FlagError && /^invalid argument "2" for "--event-ttl" flag/.test(e.message));
+  assert.throws(() => parseFlags(['--event-ttl=-1s']), /invalid argument "-1s" for "--event-ttl" flag/);
+});
+
 test('list flags: StringSlice splits on commas, StringArray does not, both append when repeated', () => {
   const o = parseFlags([
     '--service-account-issuer=https://a.example',

@@ -57,6 +57,8 @@ export interface ServerOptions {
   verbosity: number;
   dataDir: string;
   watchCache: boolean;
+  /** ms: how long Events live after their last write (whole seconds count; 0: forever). */
+  eventTtl: number;
   /** ms; 0 disables. */
   etcdCompactionInterval: number;
   /** ms */
@@ -129,6 +131,7 @@ const SPECS: FlagSpec[] = [
   { name: 'v', kind: 'int', key: 'verbosity', default: '0', usage: 'number for the log level verbosity' },
   { name: 'data-dir', kind: 'string', key: 'dataDir', default: './data', usage: 'Directory for the embedded etcd, generated certificates, the admin token and admin.kubeconfig.' },
   { name: 'watch-cache', kind: 'bool', key: 'watchCache', default: 'true', usage: 'Enable watch caching in the apiserver.' },
+  { name: 'event-ttl', kind: 'duration', key: 'eventTtl', default: '1h0m0s', usage: 'Amount of time to retain events.' },
   { name: 'etcd-compaction-interval', kind: 'duration', key: 'etcdCompactionInterval', default: '5m', usage: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
   { name: 'max-requests-inflight', kind: 'int', key: 'maxRequestsInflight', default: '400', usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'max-mutating-requests-inflight', kind: 'int', key: 'maxMutatingRequestsInflight', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },

@@ -8,7 +8,7 @@
  */
 import type { IEvent } from 'etcd3';
 import type { StoredObject } from '@plinth/api';
-import type { DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
+import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
 import { StorageError } from './errors.js';
 import { decodeObject, TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
 import { parseResourceVersion } from './resource-version.js';
@@ -308,7 +308,7 @@ export class Cacher implements Store {
 
   // --- Store: writes go to etcd --------------------------------------------------------------
 
-  create(key: string, obj: StoredObject, opts?: { dryRun?: boolean }): Promise<StoredObject> {
+  create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject> {
     return this.#etcd.create(key, obj, opts);
   }
 

@@ -7,6 +7,7 @@ import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent } from 'e
 import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry } from 'cockatiel';
 import type { StoredObject } from '@plinth/api';
 import type {
+  CreateOptions,
   DeleteOptions,
   GetOptions,
   ListOptions,
@@ -28,6 +29,7 @@ import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherL
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
 import { RangePager, type Page, type RangeFn } from './paging.js';
+import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
 
@@ -45,6 +47,8 @@ export interface EtcdStoreOptions {
   maxRequestBytes?: number;
   /** Target bytes of one page when a range is read (lists, cache fills, initial watch events). */
   pageBytes?: number;
+  /** How leases of writes with a TTL are reused (kube's defaults otherwise). */
+  leases?: LeaseManagerOptions;
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
@@ -95,6 +99,7 @@ export class EtcdStore implements Store {
   readonly #pageBytes: number | undefined;
   /** Average object size per listed range (by its range end), so each page of a paged list is one etcd read. */
   readonly #sizeHints = new Map<string, number>();
+  readonly #leases: LeaseManager;
   #revisionReadInFlight: Promise<number> | undefined;
   #nextRevisionRead: Promise<number> | undefined;
 
@@ -115,6 +120,7 @@ export class EtcdStore implements Store {
     this.#watcherLimits = { ...DEFAULT_WATCHER_LIMITS, ...opts.watcherLimits };
     this.#maxRequestBytes = opts.maxRequestBytes ?? ETCD_MAX_REQUEST_BYTES;
     this.#pageBytes = opts.pageBytes;
+    this.#leases = new LeaseManager(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl })).ID, opts.leases);
   }
 
   /** The etcd client itself, for the compactor (which needs a compare on a key's version). */
@@ -156,7 +162,7 @@ export class EtcdStore implements Store {
     return this.#client.kv;
   }
 
-  async create(key: string, obj: StoredObject, opts: { dryRun?: boolean } = {}): Promise<StoredObject> {
+  async create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
     const data = encodeObject(obj);
     const k = Buffer.from(key);
     this.#checkSize(k, data);
@@ -165,9 +171,10 @@ export class EtcdStore implements Store {
       if (existing) throw new StorageError('KeyExists', key, `key exists: ${key}`);
       return decodeObject(data, 0);
     }
+    const lease = await this.#lease(opts.ttlSeconds);
     const res = await this.#txn(k, data, {
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value: data } }],
+      success: [{ request_put: { key: k, value: data, ...lease } }],
       failure: [],
     });
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key exists: ${key}`);
@@ -296,13 +303,14 @@ export class EtcdStore implements Store {
         }
         return decodeObject(data, state?.modRevision ?? 0);
       }
+      const lease = await this.#lease(opts.ttlSeconds);
       const res = await this.#txn(k, data, {
         compare: [
           state
             ? { key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }
             : { key: k, target: 'Create', result: 'Equal', create_revision: 0 },
         ],
-        success: [{ request_put: { key: k, value: data } }],
+        success: [{ request_put: { key: k, value: data, ...lease } }],
         failure: [{ request_range: { key: k } }],
       });
       if (res.succeeded) return decodeObject(data, Number(res.header.revision));
@@ -446,6 +454,12 @@ export class EtcdStore implements Store {
     this.#mux.close();
     this.#feedMux.close();
     this.#client.close();
+  }
+
+  /** The lease field of a put that lives `ttlSeconds` (none without a TTL). */
+  async #lease(ttlSeconds: number | undefined): Promise<{ lease?: string }> {
+    if (!ttlSeconds || ttlSeconds <= 0) return {};
+    return { lease: await this.#leases.getLease(Math.ceil(ttlSeconds)) };
   }
 
   async #range(req: Parameters<Etcd3['kv']['range']>[0]): Promise<IRangeResponse> {

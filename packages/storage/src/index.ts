@@ -9,3 +9,5 @@ export { Cacher, type CacherOptions, type CacherStats } from './cacher.js';
 export { WatchCaches, type WatchCachesOptions } from './watch-caches.js';
 export { startCompactor, forceCompaction, COMPACT_REV_KEY, type Compactor, type CompactorOptions } from './compactor.js';
 export { TOO_LARGE_WAIT_MS } from './etcd-store.js';
+export { LeaseManager, type LeaseManagerOptions, type GrantLease } from './lease-manager.js';
+export { withTTL } from './ttl.js';

@@ -55,6 +55,15 @@ export interface ListResult {
  */
 export type UpdateFunc = (current: StoredObject | undefined) => StoredObject | Promise<StoredObject>;
 
+export interface CreateOptions {
+  dryRun?: boolean;
+  /**
+   * Seconds the object lives (kube's TTLFunc): it is written with an etcd lease and etcd deletes
+   * it — a DELETED watch event — once the lease expires. Unset or 0: no expiry.
+   */
+  ttlSeconds?: number;
+}
+
 export interface UpdateOptions {
   preconditions?: Preconditions;
   /** Call tryUpdate with `undefined` instead of failing with NotFound (create on update). */
@@ -63,6 +72,8 @@ export interface UpdateOptions {
   dryRun?: boolean;
   /** The caller's guess at the current object (e.g. from a cache); verified by the write's txn. */
   suggestion?: StoredObject;
+  /** As CreateOptions.ttlSeconds: a written update gets a fresh lease (a skipped write keeps the old). */
+  ttlSeconds?: number;
 }
 
 export interface DeleteOptions {
@@ -123,8 +134,9 @@ export interface Store {
    * Creates `obj` at `key` when no object is there (txn on create_revision == 0).
    * Throws KeyExists when the key is taken, RequestTooLarge when the encoded object is larger than
    * etcd accepts (checked before sending). Returns the stored object with its resourceVersion.
+   * With ttlSeconds the key is deleted by etcd after about that long.
    */
-  create(key: string, obj: StoredObject, opts?: { dryRun?: boolean }): Promise<StoredObject>;
+  create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject>;
   /** Reads one object. Throws NotFound when absent, Compacted/TooLarge per resourceVersion. */
   get(key: string, opts?: GetOptions): Promise<StoredObject>;
   /**

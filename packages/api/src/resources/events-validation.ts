@@ -154,7 +154,7 @@ function sameSeries(a: unknown, b: unknown): boolean {
 
 /**
  * The part of kube's ValidateEventUpdate beyond legacyValidateEvent (which the strategy's
- * `validate` runs on updates too): for events.k8s.io/v1, a changed series is validated and the
+ * `validateUpdate` runs first): for events.k8s.io/v1, a changed series is validated and the
  * event's fields are immutable. Metadata update rules are the store's.
  */
 export function validateEventUpdateStrict(ev: StoredObject, old: StoredObject, requestVersion: EventRequestVersion): FieldError[] {

@@ -192,7 +192,9 @@ function updateErrors(def: typeof events, next: Json, old: Json): string[] {
   const n = typed(next);
   const o = typed(old);
   def.strategy.prepareForUpdate?.(n, o);
-  return [...def.strategy.validate(n), ...(def.strategy.validateUpdate?.(n, o) ?? [])].map(fieldErrorString);
+  // As the registry store: `validate` too unless the strategy opts out.
+  const full = def.strategy.validateOnUpdate === false ? [] : def.strategy.validate(n);
+  return [...full, ...(def.strategy.validateUpdate?.(n, o) ?? [])].map(fieldErrorString);
 }
 
 const newV1 = {
@@ -270,6 +272,19 @@ describe('Event validation per request version (ValidateEventCreate / ValidateEv
     assert.deepEqual(updateErrors(eventsV1, { ...newV1, series: { count: 1, lastObservedTime: '2022-05-01T10:06:00.000000Z' } }, newV1), ['series.count: Invalid value: "": should be at least 2']);
     // v1beta1 and core updates have no immutability rules.
     assert.deepEqual(updateErrors(eventsV1beta1, { ...newV1, note: 'changed', reason: 'Other' }, newV1), []);
+  });
+
+  it('an update runs validateUpdate alone (kube\'s ValidateEventUpdate): legacy rules included, create rules never', () => {
+    for (const def of [events, eventsV1, eventsV1beta1]) assert.equal(def.strategy.validateOnUpdate, false, `${def.group}/${def.version}`);
+    // An old-style core Event (no eventTime) whose involved object is in another namespace.
+    const old: StoredObject = { apiVersion: 'v1', kind: 'Event', metadata: { namespace: 'apps', name: 'e' }, involvedObject: { namespace: 'apps' }, reason: 'R' };
+    const next: StoredObject = { ...old, involvedObject: { namespace: 'other' } };
+    assert.deepEqual(events.strategy.validateUpdate!(next, old).map(fieldErrorString), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
+    // Through events.k8s.io/v1 the same old Event (no eventTime, which a v1 create requires) updates fine.
+    const v1Old = coreToEvent(old, 'v1');
+    const v1Next = { ...v1Old, metadata: { ...v1Old.metadata, labels: { a: 'b' } } };
+    assert.ok(eventsV1.strategy.validate(v1Next).length > 0, 'a create of it would fail');
+    assert.deepEqual(eventsV1.strategy.validateUpdate!(v1Next, v1Old), []);
   });
 
   it('names: DNS subdomain for events.k8s.io/v1, path segments for core/v1 and v1beta1', () => {

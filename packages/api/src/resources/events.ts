@@ -133,25 +133,22 @@ function canonicalizeTimes(obj: StoredObject, fields: Array<[string, TimeKind]>)
 
 /**
  * kube's event strategy for one request version. Validation runs on the core/v1 form of the
- * object. The store calls `validate` on updates too, where kube runs only the legacy checks
- * (ValidateEventUpdate), so objects being updated are remembered from prepareForUpdate.
+ * object; an update runs only kube's ValidateEventUpdate (the legacy checks, plus the
+ * events.k8s.io/v1 rules), never the create validation.
  */
 function eventStrategy(version: EventRequestVersion, toCore: (obj: StoredObject) => StoredObject, times: Array<[string, TimeKind]>, shape?: (obj: StoredObject) => void): ResourceStrategy {
-  const updating = new WeakSet<StoredObject>();
   return {
     defaults(obj) {
       canonicalizeTimes(obj, times);
       shape?.(obj);
     },
-    prepareForUpdate(obj) {
-      updating.add(obj);
-    },
     validate(obj) {
-      const core = toCore(obj);
-      return updating.has(obj) ? legacyValidateEvent(core) : validateEventCreate(core, version);
+      return validateEventCreate(toCore(obj), version);
     },
+    validateOnUpdate: false,
     validateUpdate(obj, old) {
-      return validateEventUpdateStrict(toCore(obj), toCore(old), version);
+      const core = toCore(obj);
+      return [...legacyValidateEvent(core), ...validateEventUpdateStrict(core, toCore(old), version)];
     },
   };
 }

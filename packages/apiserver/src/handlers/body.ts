@@ -1,6 +1,7 @@
 /** Reading and decoding a request body for the endpoint's kind. */
 import type { IncomingMessage } from 'node:http';
-import type { Catalog, KindDefinition, StoredObject } from '@plinth/api';
+import { unsupportedMediaType, type Catalog, type KindDefinition, type StoredObject } from '@plinth/api';
+import { servesProtobuf } from '../protobuf/codec.js';
 import { bodyEncoding } from '../negotiation.js';
 import { parseBody, readBody } from '../http.js';
 import { decodeInto } from '../registry/codec.js';
@@ -9,6 +10,8 @@ import type { ResourceRequest } from './scope.js';
 /** The body (JSON, YAML or Protobuf by Content-Type) decoded into `kind`, defaults applied. */
 export async function readKind(req: IncomingMessage, kind: KindDefinition, catalog: Catalog): Promise<StoredObject> {
   const encoding = bodyEncoding(req.headers['content-type']);
+  // A kind without a Protobuf form takes JSON and YAML only (kube: 415 naming them).
+  if (encoding === 'protobuf' && !servesProtobuf(kind)) throw unsupportedMediaType(['application/json', 'application/yaml']);
   const raw = parseBody(await readBody(req), encoding);
   return decodeInto(kind, catalog, raw);
 }

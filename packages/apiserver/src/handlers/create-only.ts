@@ -5,6 +5,7 @@
  * options are validated as for any create, mutating admission runs, and the storage answers with
  * the object returned as 201 Created.
  */
+import { servesProtobuf } from '../protobuf/codec.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, type Catalog, type KindDefinition, type ResourceDefinition, type UserInfo } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain } from '@plinth/admission';
@@ -39,7 +40,7 @@ export function isLegacyWatchPath(info: RequestInfo): boolean {
 }
 
 export async function handleCreateOnly(r: CreateOnlyRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.kind) });
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   // Validated as for every create; nothing is stored, so no field is ever managed.
   parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');

@@ -1,4 +1,5 @@
 /** POST to a collection: create. 201 with the stored object (also for dry-run, as kube). */
+import { servesProtobuf } from '../protobuf/codec.js';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
 import { parseDryRun, parseFieldManager } from './options.js';
@@ -6,7 +7,7 @@ import { readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
   const obj = await readObject(r);

@@ -1,4 +1,5 @@
 /** DELETE of one object, and of a collection (deletecollection). */
+import { servesProtobuf } from '../protobuf/codec.js';
 import { badRequest, fieldErr, invalid, isPlainObject, successStatus, type FieldError } from '@plinth/api';
 import type { Preconditions } from '@plinth/storage';
 import { negotiate, bodyEncoding } from '../negotiation.js';
@@ -54,7 +55,7 @@ async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptionsBody>
 }
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const opts = await readDeleteOptions(r);
   const { result } = await r.store.delete(r.scope, r.info.name, {
     dryRun: opts.dryRun,
@@ -65,7 +66,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 }
 
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const opts = await readDeleteOptions(r);
   const listOpts = parseListOptions(r.def, r.query, false);
   await r.store.deleteCollection(r.scope, listOpts, { dryRun: opts.dryRun, propagationPolicy: opts.propagationPolicy });

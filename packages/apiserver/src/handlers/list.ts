@@ -1,4 +1,5 @@
 /** GET of a collection: list, or watch when asked. */
+import { servesProtobuf } from '../protobuf/codec.js';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
 import { parseIncludeObject, tableOfList } from '../table.js';
@@ -7,7 +8,7 @@ import { serveWatch } from './watch.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleList(r: ResourceRequest, watch: boolean): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: servesProtobuf(r.def) });
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
   const opts = parseListOptions(r.def, r.query, watch);
   if (watch) {

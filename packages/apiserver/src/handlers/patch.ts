@@ -3,6 +3,7 @@
  * apply (`application/apply-patch+yaml`), each through the same defaulting, validation,
  * admission and optimistic-concurrency path as PUT (kube's handlers/patch.go).
  */
+import { servesProtobuf } from '../protobuf/codec.js';
 import {
   PatchError,
   StatusError,
@@ -64,7 +65,6 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-/** `strategy`: a sub-resource's (status), whose patch never creates and is tracked under its name. */
 /** kube's ValidatePatchOptions, and the force and field manager a PATCH asks for. */
 export function patchOptions(query: URLSearchParams, apply: boolean, userAgent: string | undefined): { force: boolean; manager: string } {
   const errs: FieldError[] = [];
@@ -93,8 +93,9 @@ export function parseApplyBody(body: Buffer): Record<string, unknown> {
   return raw;
 }
 
+/** `strategy`: a sub-resource's (status), whose patch never creates and is tracked under its name. */
 export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy = r.def.strategy): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const type = PATCH_TYPES[mediaType];
   if (!type) throw unsupportedMediaType(Object.keys(PATCH_TYPES));

@@ -3,6 +3,7 @@
  * resource in the catalog: unknown resource → 404, verb not served → 405. A resource that is not
  * stored, and a sub-resource of its own kind, has one route: POST (handlers/create-only.ts).
  */
+import { servesProtobuf } from '../protobuf/codec.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   badRequest,
@@ -188,7 +189,7 @@ async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): 
   }
   const strategy = sub.strategy;
   if (!strategy) throw pathNotFound();
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   if (r.info.verb === 'get' && sub.verbs.includes('get')) {
     writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, resourceVersionParam(r.query)), format);
     return;

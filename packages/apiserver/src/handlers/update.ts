@@ -1,4 +1,5 @@
 /** PUT of one object: update, or create where the resource allows it (200 / 201). */
+import { servesProtobuf } from '../protobuf/codec.js';
 import { badRequest } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
@@ -7,7 +8,7 @@ import { readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: true });
+  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
   const obj = await readObject(r);

@@ -194,3 +194,19 @@ export function decodeWatchEventFrames(buf: Buffer): DecodedWatchEvent[] {
   }
   return events;
 }
+
+const protobufServed = new WeakMap<object, boolean>();
+
+/**
+ * Whether a kind has a Protobuf form (kube's serializer for its group has one). Endpoints of a
+ * kind without one offer only JSON and YAML: an Accept that prefers Protobuf but takes JSON gets
+ * JSON, and an Accept of only Protobuf a 406 — never a 500 after the fact.
+ */
+export function servesProtobuf(def: { group: string; version: string; kind: string }): boolean {
+  let served = protobufServed.get(def);
+  if (served === undefined) {
+    served = protoTypeFor(def.group ? `${def.group}/${def.version}` : def.version, def.kind) !== undefined;
+    protobufServed.set(def, served);
+  }
+  return served;
+}

@@ -547,7 +547,7 @@ export class ResourceStore {
     const errs: FieldError[] = [
       ...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator),
       ...validateObjectMetaUpdate(meta, old),
-      ...strategy.validate(next),
+      ...(strategy.validateOnUpdate === false ? [] : strategy.validate(next)),
       ...(strategy.validateUpdate?.(next, existing) ?? []),
     ];
     if (errs.length > 0) throw invalid(groupKindOf(this.def), old.name!, errs);
