@@ -157,6 +157,14 @@ export interface ResourceDefinition extends KindDefinition {
   conversion?: VersionConversion;
   deprecation?: Deprecation;
   /**
+   * Defaults applied to every object read (get, list, watch, and the current object of an
+   * update), as kube's storage decoder applies a custom resource's structural defaults: a default
+   * added to the schema later shows on objects stored before. Returns `obj` itself when nothing
+   * changes, else a new object; never changes `obj` (it may be shared with the watch cache).
+   * Absent for resources that have no such defaults.
+   */
+  readDefaults?(obj: StoredObject): StoredObject;
+  /**
    * The resource's segment of its etcd keys (`/registry/<storagePath>/...`); the plural when absent.
    * Custom resources use `<group>/<plural>`, as kube does, so they cannot collide with built-ins.
    */

@@ -10,6 +10,7 @@ import {
   compileVersionSchema,
   customResourceTable,
   fieldErr,
+  isPlainObject,
   nameIsDNSSubdomain,
   s,
   type CompiledVersionSchema,
@@ -34,8 +35,6 @@ export interface CustomResourceInfo {
   compiled: CompiledVersionSchema;
   /** The scale sub-resource's paths, when the version has one. */
   scale: CRDScale | undefined;
-  /** The status sub-resource's strategy, when the version has one. */
-  statusStrategy: ResourceStrategy | undefined;
   /** Shared by every version of the CRD; the controller sets it while the CRD is being deleted. */
   lifecycle: { terminating: boolean };
 }
@@ -155,6 +154,96 @@ function strategiesFor(compiled: CompiledVersionSchema, v: CRDVersion): { main: 
   return { main, status };
 }
 
+/**
+ * The parts of a structural schema that lead to a `default`: what defaulting on read walks, so
+ * an object is visited only along paths where a default may apply.
+ */
+interface DefaultNode {
+  dflt?: unknown;
+  nullable: boolean;
+  props?: Map<string, DefaultNode>;
+  items?: DefaultNode;
+  additional?: DefaultNode;
+}
+
+/** The default tree of a raw openAPIV3Schema node; undefined when nothing below has a default. */
+function defaultTree(raw: unknown): DefaultNode | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const node: DefaultNode = { nullable: raw['nullable'] === true };
+  let any = false;
+  // kube skips a null default (its Default.Object is nil).
+  if (raw['default'] !== undefined && raw['default'] !== null) {
+    node.dflt = raw['default'];
+    any = true;
+  }
+  if (isPlainObject(raw['properties'])) {
+    for (const [k, p] of Object.entries(raw['properties'])) {
+      const child = defaultTree(p);
+      if (!child) continue;
+      (node.props ??= new Map()).set(k, child);
+      any = true;
+    }
+  }
+  const items = defaultTree(raw['items']);
+  if (items) {
+    node.items = items;
+    any = true;
+  }
+  const additional = defaultTree(raw['additionalProperties']);
+  if (additional) {
+    node.additional = additional;
+    any = true;
+  }
+  return any ? node : undefined;
+}
+
+/** A value missing or null where the schema has a default and no null is allowed gets it. */
+const takesDefault = (present: boolean, v: unknown, n: DefaultNode): boolean => n.dflt !== undefined && (!present || (v === null && !n.nullable));
+
+/**
+ * kube's structural defaulting (defaulting/algorithm.go) copy-on-write: `x` itself when no default
+ * applies, else a new value sharing every untouched part with `x`.
+ */
+function defaulted(x: unknown, n: DefaultNode): unknown {
+  if (Array.isArray(x)) {
+    const it = n.items;
+    if (!it) return x;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < x.length; i++) {
+      let v = x[i];
+      if (takesDefault(true, v, it)) v = structuredClone(it.dflt);
+      v = defaulted(v, it);
+      if (v !== x[i]) (out ??= x.slice())[i] = v;
+    }
+    return out ?? x;
+  }
+  if (!isPlainObject(x)) return x;
+  let out: Record<string, unknown> | undefined;
+  const visit = (k: string, child: DefaultNode): void => {
+    const present = Object.hasOwn(x, k);
+    const cur = x[k];
+    let v = takesDefault(present, cur, child) ? structuredClone(child.dflt) : cur;
+    if (!present && v === undefined) return;
+    v = defaulted(v, child);
+    if (v !== cur || !present) (out ??= { ...x })[k] = v;
+  };
+  if (n.props) for (const [k, child] of n.props) visit(k, child);
+  // A structural schema has properties or additionalProperties, never both.
+  if (n.additional && !n.props) for (const k of Object.keys(x)) visit(k, n.additional);
+  return out ?? x;
+}
+
+/**
+ * Defaulting on read: kube's storage decoder defaults every object read from etcd with the
+ * storage version's structural schema (before converting it to the requested version, which for
+ * conversion strategy None changes nothing else). Undefined when that schema has no default.
+ */
+function readDefaultsOf(raw: unknown): ((obj: StoredObject) => StoredObject) | undefined {
+  const tree = defaultTree(raw);
+  if (!tree) return undefined;
+  return (obj) => defaulted(obj, tree) as StoredObject;
+}
+
 /** The kind's schema as the catalog keeps it: apiVersion, kind and metadata are the catalog's own. */
 function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
   const sch = compiled?.schema;
@@ -177,6 +266,7 @@ export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminatin
   const storageVersion = storageVersionOf(crd);
   const served = crd.spec.versions.filter((v) => v.served || v.name === storageVersion);
   const byVersion = new Map<string, ResourceDefinition>();
+  const readDefaults = readDefaultsOf(crd.spec.versions.find((v) => v.name === storageVersion)?.schema?.openAPIV3Schema);
   for (const v of served) {
     const compiled = v.schema?.openAPIV3Schema !== undefined ? compileVersionSchema(v.schema.openAPIV3Schema) : undefined;
     const effective: CompiledVersionSchema = compiled ?? { validate: () => [], applyDefaults: () => undefined, prune: () => undefined, schema: s.any() };
@@ -206,8 +296,9 @@ export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminatin
       table: customResourceTable(v.additionalPrinterColumns ?? []),
       storagePath: `${group}/${plural}`,
     };
+    if (readDefaults) def.readDefaults = readDefaults;
     if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`, removedRelease: '' };
-    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, statusStrategy: status, lifecycle });
+    infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, lifecycle });
     byVersion.set(v.name, def);
   }
   const storage = byVersion.get(storageVersion)!;

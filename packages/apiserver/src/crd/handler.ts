@@ -4,34 +4,45 @@
  *    that prefers Protobuf but takes JSON gets JSON;
  *  - no strategic merge patch (415 naming the patch types it takes);
  *  - no create while the CRD is being deleted (405);
- *  - PATCH of the status sub-resource, and the scale sub-resource (an autoscaling/v1 Scale read
- *    from and written to the paths the CRD names).
- * Everything else goes to the generic handlers, which serve custom resources from the catalog.
+ *  - the scale sub-resource (an autoscaling/v1 Scale read from and written to the paths the CRD
+ *    names).
+ * Everything else goes to the generic handlers, which serve custom resources from the catalog
+ * (the status sub-resource included: its strategy is the definition's).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  FieldManager,
+  FieldSet,
   OPTIMISTIC_LOCK_MESSAGE,
   PatchError,
   StatusError,
+  apiVersionOf,
   applyJsonPatch,
   applyMergePatch,
   badRequest,
   conflict,
+  decodeManagedFields,
+  encodeManagedFields,
   groupResourceOf,
+  internalError,
   isPlainObject,
   methodNotSupported,
+  pathOf,
   unsupportedMediaType,
   type Catalog,
+  type Managed,
+  type ManagedFieldsEntry,
   type ResourceDefinition,
   type StoredObject,
 } from '@plinth/api';
 import { contextOf, type Handler } from '../context.js';
 import { PROTOBUF_MEDIA_TYPES, bodyEncoding, negotiate, type ResponseFormat } from '../negotiation.js';
 import { addWarning, parseBody, parseJsonText, readBody, writeObject } from '../http.js';
-import { decodeInto } from '../registry/codec.js';
-import type { RequestScope, ResourceStore } from '../registry/store.js';
-import { parseDryRun } from '../handlers/options.js';
-import { customResourceInfo, scaleKind, valueAtPath, type CustomResourceInfo } from './definitions.js';
+import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
+import { now, type RequestScope, type ResourceStore } from '../registry/store.js';
+import { parseDryRun, parseFieldManager } from '../handlers/options.js';
+import { parseApplyBody, patchOptions } from '../handlers/patch.js';
+import { customResourceInfo, scaleKind, valueAtPath } from './definitions.js';
 import type { CRDScale } from './types.js';
 
 const BODY_TYPES = ['application/json', 'application/yaml'];
@@ -81,10 +92,6 @@ export function withCustomResources(next: Handler, deps: CustomResourceHandlerDe
       if (def.deprecation) addWarning(res, def.deprecation.warning);
       return serveScale(req, res, def, store, cr.scale, deps.catalog, scopeOf(req, def));
     }
-    if (info.subresource === 'status' && cr.statusStrategy && info.verb === 'patch' && info.parts.length <= 3) {
-      if (def.deprecation) addWarning(res, def.deprecation.warning);
-      return serveStatusPatch(req, res, def, store, cr, deps.catalog, scopeOf(req, def));
-    }
     return next(req, res);
   };
 }
@@ -97,15 +104,10 @@ function scopeOf(req: IncomingMessage, def: ResourceDefinition): RequestScope {
 const jsonFormat = (req: IncomingMessage): ResponseFormat => negotiate(req.headers.accept, { allowTable: false, allowProtobuf: false });
 
 /** A JSON or merge patch over `current`, as the patch handler words its failures. */
-async function readPatch(req: IncomingMessage): Promise<(current: StoredObject) => unknown> {
-  const type = mediaTypeOf(req.headers['content-type']);
-  if (type === 'application/apply-patch+yaml') {
-    // Server-side apply of a sub-resource is not served yet.
-    throw unsupportedMediaType(PATCH_TYPES.slice(0, 2));
-  }
+function jsonOrMergePatch(type: string, body: Buffer): (current: StoredObject) => unknown {
   let patch: unknown;
   try {
-    patch = parseJsonText((await readBody(req)).toString('utf8'), 'the patch');
+    patch = parseJsonText(body.toString('utf8'), 'the patch');
   } catch (e) {
     if (e instanceof StatusError) throw e;
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
@@ -120,33 +122,83 @@ async function readPatch(req: IncomingMessage): Promise<(current: StoredObject) 
   };
 }
 
-async function serveStatusPatch(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, store: ResourceStore, cr: CustomResourceInfo, catalog: Catalog, scope: RequestScope): Promise<void> {
-  const { info, query } = contextOf(req);
-  const format = jsonFormat(req);
-  const dryRun = parseDryRun(query, 'PatchOptions');
-  const apply = await readPatch(req);
-  const out = await store.modify(
-    scope,
-    info.name,
-    (obj) => {
-      const patched = decodeInto(def, catalog, apply(obj));
-      if (patched.metadata.name !== info.name) throw badRequest(`the name of the object (${patched.metadata.name ?? ''}) does not match the name on the URL (${info.name})`);
-      for (const k of Object.keys(obj)) delete obj[k];
-      Object.assign(obj, patched);
-    },
-    { dryRun },
-    cr.statusStrategy,
-  );
-  writeObject(req, res, query, 200, out, format);
+const SCALE_API_VERSION = 'autoscaling/v1';
+/** kube's placeholder for a custom resource without spec replicas: a write must set them. */
+const INVALID_SPEC_REPLICAS = -2147483648;
+const REPLICAS_IN_SCALE = pathOf('spec', 'replicas');
+
+/** The Scale's field manager (kube's scale FieldManager: sub-resource `scale`, no reset fields). */
+let scaleFieldManager: FieldManager | undefined;
+function scaleFields(): FieldManager {
+  return (scaleFieldManager ??= new FieldManager({ schema: fullSchemaOf(scaleKind), defs: schemaDefinitions() }));
+}
+
+const pathOfJSONPath = (p: string) => pathOf(...p.replace(/^\./, '').split('.'));
+
+function decodeOrEmpty(entries: unknown): Managed {
+  try {
+    return decodeManagedFields(entries);
+  } catch {
+    return decodeManagedFields(undefined);
+  }
+}
+
+/**
+ * kube's ScaleHandler.ToSubresource: the parent's managedFields entries that own the replicas
+ * path, as Scale entries owning spec.replicas.
+ */
+function toScaleEntries(parent: ManagedFieldsEntry[] | undefined, replicasPath: string): ManagedFieldsEntry[] {
+  const managed = decodeOrEmpty(parent);
+  const path = pathOfJSONPath(replicasPath);
+  const out: Managed = { sets: new Map(), times: new Map() };
+  for (const [id, vs] of managed.sets) {
+    if (!vs.set.has(path)) continue;
+    out.sets.set(id, { set: FieldSet.fromPaths([REPLICAS_IN_SCALE]), apiVersion: SCALE_API_VERSION, applied: vs.applied });
+    const t = managed.times.get(id);
+    if (t) out.times.set(id, t);
+  }
+  return encodeManagedFields(out);
+}
+
+/**
+ * kube's ScaleHandler.ToParent: the Scale's entries merged back into the parent's. A parent entry
+ * owning the replicas path that the Scale's entries no longer have loses it (dropped when
+ * nothing is left); every other Scale entry becomes an entry owning the replicas path in the
+ * parent's version (with the parent's time of that manager, as kube does).
+ */
+function toParentEntries(parent: ManagedFieldsEntry[] | undefined, scaleEntries: unknown, replicasPath: string, parentApiVersion: string): ManagedFieldsEntry[] {
+  const parentManaged = decodeOrEmpty(parent);
+  const scaleManaged = decodeOrEmpty(scaleEntries);
+  const path = pathOfJSONPath(replicasPath);
+  const only = FieldSet.fromPaths([path]);
+  const out: Managed = { sets: new Map(), times: new Map() };
+  const keep = (id: string, vs: Managed['sets'] extends Map<string, infer V> ? V : never): void => {
+    out.sets.set(id, vs);
+    const t = parentManaged.times.get(id);
+    if (t) out.times.set(id, t);
+  };
+  const scaleSets = new Map(scaleManaged.sets);
+  for (const [id, vs] of parentManaged.sets) {
+    if (!vs.set.has(path)) keep(id, vs);
+    else if (!scaleSets.has(id)) {
+      const rest = vs.set.difference(only);
+      if (!rest.isEmpty()) keep(id, { ...vs, set: rest });
+    } else {
+      keep(id, vs);
+      scaleSets.delete(id);
+    }
+  }
+  for (const [id, vs] of scaleSets) keep(id, { set: only, apiVersion: parentApiVersion, applied: vs.applied });
+  return encodeManagedFields(out);
 }
 
 /** kube's scaleFromCustomResource: an autoscaling/v1 Scale of the object. */
-function scaleOf(obj: StoredObject, scale: CRDScale): StoredObject {
-  const int = (path: string): number => {
+function scaleOf(obj: StoredObject, scale: CRDScale, forWrite = false): StoredObject {
+  const int = (path: string): number | undefined => {
     const v = valueAtPath(obj, path).value;
-    return typeof v === 'number' ? v : 0;
+    return typeof v === 'number' ? v : undefined;
   };
-  const status: Record<string, unknown> = { replicas: int(scale.statusReplicasPath) };
+  const status: Record<string, unknown> = { replicas: int(scale.statusReplicasPath) ?? 0 };
   if (scale.labelSelectorPath) {
     const sel = valueAtPath(obj, scale.labelSelectorPath).value;
     if (typeof sel === 'string' && sel) status['selector'] = sel;
@@ -154,7 +206,8 @@ function scaleOf(obj: StoredObject, scale: CRDScale): StoredObject {
   const m = obj.metadata;
   const metadata: StoredObject['metadata'] = { name: m.name!, uid: m.uid!, resourceVersion: m.resourceVersion!, creationTimestamp: m.creationTimestamp! };
   if (m.namespace) metadata.namespace = m.namespace;
-  return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata, spec: { replicas: int(scale.specReplicasPath) }, status };
+  const specReplicas = int(scale.specReplicasPath) ?? (forWrite ? INVALID_SPEC_REPLICAS : 0);
+  return { apiVersion: SCALE_API_VERSION, kind: 'Scale', metadata, spec: { replicas: specReplicas }, status };
 }
 
 function setAtPath(obj: Record<string, unknown>, path: string, value: unknown): void {
@@ -167,30 +220,73 @@ function setAtPath(obj: Record<string, unknown>, path: string, value: unknown): 
   cur[keys[keys.length - 1]!] = value;
 }
 
+type ScaleWrite = { kind: 'apply'; applied: Record<string, unknown>; force: boolean } | { kind: 'update'; next(current: StoredObject): unknown };
+
+/**
+ * The scale sub-resource: GET, PUT and PATCH (JSON, merge, server-side apply) of an
+ * autoscaling/v1 Scale mapped onto the custom resource's paths. Writes are tracked as kube's
+ * ScaleHandler does: the Scale's managedFields are derived from the parent's entries that own
+ * the replicas path, the write is recorded under sub-resource `scale`, and the result is merged
+ * back into the parent's managedFields.
+ */
 async function serveScale(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, store: ResourceStore, scale: CRDScale, catalog: Catalog, scope: RequestScope): Promise<void> {
   const { info, query } = contextOf(req);
   const format = jsonFormat(req);
   if (info.verb === 'get') {
-    writeObject(req, res, query, 200, scaleOf(await store.get(scope, info.name), scale), format);
+    const current = scaleOf(await store.get(scope, info.name), scale, true);
+    // kube's ScaleREST.Get: an object without spec replicas has no Scale (an internal error there).
+    if ((current['spec'] as { replicas: number }).replicas === INVALID_SPEC_REPLICAS) throw internalError(`the spec replicas field ${JSON.stringify(scale.specReplicasPath)} does not exist`);
+    writeObject(req, res, query, 200, current, format);
     return;
   }
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotSupported(groupResourceOf(def), info.verb);
   const dryRun = parseDryRun(query, info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions');
-  let next: (current: StoredObject) => unknown;
+  const userAgent = req.headers['user-agent'];
+  let write: ScaleWrite;
+  let manager: string;
   if (info.verb === 'patch') {
-    const apply = await readPatch(req);
-    next = (current) => apply(scaleOf(current, scale));
+    const type = mediaTypeOf(req.headers['content-type']);
+    const apply = type === 'application/apply-patch+yaml';
+    const opts = patchOptions(query, apply, userAgent);
+    manager = opts.manager;
+    const body = await readBody(req);
+    if (apply) {
+      const applied = parseApplyBody(body);
+      const name = isPlainObject(applied['metadata']) ? applied['metadata']['name'] : undefined;
+      if (name !== undefined && name !== info.name) throw badRequest(`the name of the object (${String(name)}) does not match the name on the URL (${info.name})`);
+      write = { kind: 'apply', applied, force: opts.force };
+    } else {
+      write = { kind: 'update', next: jsonOrMergePatch(type, body) };
+    }
   } else {
+    manager = parseFieldManager(query, userAgent, 'UpdateOptions');
     const body = parseBody(await readBody(req), bodyEncoding(req.headers['content-type']));
-    next = () => body;
+    write = { kind: 'update', next: () => body };
   }
+  const parentApiVersion = apiVersionOf(def);
   const out = await store.modify(scope, info.name, (obj) => {
-    const wanted = decodeInto(scaleKind, catalog, next(obj));
-    if (wanted.metadata.name && wanted.metadata.name !== info.name) throw badRequest(`the name of the object (${wanted.metadata.name}) does not match the name on the URL (${info.name})`);
+    const parentEntries = obj.metadata.managedFields;
+    const old = scaleOf(obj, scale, true);
+    const oldEntries = toScaleEntries(parentEntries, scale.specReplicasPath);
+    if (oldEntries.length > 0) old.metadata.managedFields = oldEntries;
+    const time = now();
+    let wanted: StoredObject;
+    if (write.kind === 'apply') {
+      const merged = scaleFields().apply(old, write.applied, { manager, apiVersion: SCALE_API_VERSION, time, force: write.force, subresource: 'scale' });
+      wanted = decodeInto(scaleKind, catalog, merged);
+    } else {
+      wanted = decodeInto(scaleKind, catalog, write.next(old));
+      if (wanted.metadata.name && wanted.metadata.name !== info.name) throw badRequest(`the name of the object (${wanted.metadata.name}) does not match the name on the URL (${info.name})`);
+      wanted = scaleFields().update(old, wanted, { manager, apiVersion: SCALE_API_VERSION, time, subresource: 'scale' }) as StoredObject;
+    }
     const rv = wanted.metadata.resourceVersion;
     if (rv && rv !== obj.metadata.resourceVersion) throw conflict(groupResourceOf(def), info.name, OPTIMISTIC_LOCK_MESSAGE);
     const replicas = (wanted['spec'] as { replicas?: number } | undefined)?.replicas ?? 0;
+    if (replicas === INVALID_SPEC_REPLICAS) throw badRequest(`the spec replicas field ${JSON.stringify(scale.specReplicasPath)} cannot be empty`);
     setAtPath(obj, scale.specReplicasPath, replicas);
+    const entries = toParentEntries(parentEntries, wanted.metadata.managedFields, scale.specReplicasPath, parentApiVersion);
+    if (entries.length > 0) obj.metadata.managedFields = entries;
+    else delete obj.metadata.managedFields;
   }, { dryRun });
   writeObject(req, res, query, 200, scaleOf(out, scale), format);
 }

@@ -17,6 +17,7 @@ import {
   isPlainObject,
   unsupportedMediaType,
   type FieldError,
+  type ResourceStrategy,
   type StoredObject,
   NestingTooDeepError,
   exceedsNestingDepth,
@@ -64,37 +65,48 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-export async function handlePatch(r: ResourceRequest): Promise<void> {
+/** kube's ValidatePatchOptions, and the force and field manager a PATCH asks for. */
+export function patchOptions(query: URLSearchParams, apply: boolean, userAgent: string | undefined): { force: boolean; manager: string } {
+  const errs: FieldError[] = [];
+  const forceParam = query.get('force');
+  if (forceParam !== null && !apply) errs.push(fieldErr.forbidden('force', 'may not be specified for non-apply patch'));
+  if (apply && !query.get('fieldManager')) errs.push(fieldErr.required('fieldManager', 'is required for apply patch'));
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
+  if (forceParam !== null && !['', 'true', 'false', '1', '0'].includes(forceParam)) throw badRequest(`invalid value for force: ${forceParam}`);
+  const force = forceParam === 'true' || forceParam === '1' || forceParam === '';
+  return { force, manager: parseFieldManager(query, userAgent, 'PatchOptions') };
+}
+
+/** The body of an apply patch: a YAML (or JSON) object with apiVersion and kind. */
+export function parseApplyBody(body: Buffer): Record<string, unknown> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(body.toString('utf8'));
+  } catch (e) {
+    if (isNestingTooDeep(e)) throw e;
+    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
+  if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: an apply patch must be an object');
+  for (const field of ['apiVersion', 'kind'] as const) {
+    if (typeof raw[field] !== 'string' || !raw[field]) throw badRequest(`Object '${field === 'kind' ? 'Kind' : field}' is missing in '${JSON.stringify(raw)}'`);
+  }
+  return raw;
+}
+
+/** `strategy`: a sub-resource's (status), whose patch never creates and is tracked under its name. */
+export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy = r.def.strategy): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const type = PATCH_TYPES[mediaType];
   if (!type) throw unsupportedMediaType(Object.keys(PATCH_TYPES));
   const dryRun = parseDryRun(r.query, 'PatchOptions');
 
-  // PatchOptions validation, as kube's ValidatePatchOptions.
-  const errs: FieldError[] = [];
-  const forceParam = r.query.get('force');
-  if (forceParam !== null && type !== 'apply') errs.push(fieldErr.forbidden('force', 'may not be specified for non-apply patch'));
-  if (type === 'apply' && !r.query.get('fieldManager')) errs.push(fieldErr.required('fieldManager', 'is required for apply patch'));
-  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
-  if (forceParam !== null && !['', 'true', 'false', '1', '0'].includes(forceParam)) throw badRequest(`invalid value for force: ${forceParam}`);
-  const force = forceParam === 'true' || forceParam === '1' || forceParam === '';
-  const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'PatchOptions');
+  const { force, manager } = patchOptions(r.query, type === 'apply', r.req.headers['user-agent']);
 
   const body = await readBody(r.req);
   let op: PatchOperation;
   if (type === 'apply') {
-    let raw: unknown;
-    try {
-      raw = parseYaml(body.toString('utf8'));
-    } catch (e) {
-      if (isNestingTooDeep(e)) throw e;
-      throw badRequest(`error decoding YAML: ${(e as Error).message}`);
-    }
-    if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: an apply patch must be an object');
-    for (const field of ['apiVersion', 'kind'] as const) {
-      if (typeof raw[field] !== 'string' || !raw[field]) throw badRequest(`Object '${field === 'kind' ? 'Kind' : field}' is missing in '${JSON.stringify(raw)}'`);
-    }
+    const raw = parseApplyBody(body);
     // kube reads an apply body without a typed decode: the field manager's version check answers.
     const expected = apiVersionOf(r.def);
     if (raw['apiVersion'] !== expected) {
@@ -127,6 +139,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
       },
     };
   }
-  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined });
+  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }

@@ -30,7 +30,7 @@ import { handleCreate } from './create.js';
 import { handleUpdate, checkName } from './update.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handlePatch } from './patch.js';
-import { parseDryRun, resourceVersionParam } from './options.js';
+import { parseDryRun, parseFieldManager, resourceVersionParam } from './options.js';
 import { readObject } from './body.js';
 import { handleCreateOnly, isLegacyWatchPath } from './create-only.js';
 
@@ -160,8 +160,10 @@ function scopeMatches(def: ResourceDefinition, info: RequestInfo): boolean {
 }
 
 /**
- * A sub-resource: POST of one with its own kind (serviceaccounts/token), or GET and PUT of one
- * with its own update strategy (namespaces/status, namespaces/finalize).
+ * A sub-resource: POST of one with its own kind (serviceaccounts/token), or GET, PUT and PATCH
+ * (every patch type, server-side apply included) of one with its own update strategy
+ * (namespaces/status, namespaces/finalize, customresourcedefinitions/status, custom resources'
+ * status), whose writes managedFields record under the sub-resource's name.
  */
 async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): Promise<void> {
   const sub = r.def.subresources.find((s) => s.name === r.info.subresource);
@@ -192,11 +194,13 @@ async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): 
     writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, resourceVersionParam(r.query)), format);
     return;
   }
-  if (r.info.verb !== 'update') throw methodNotSupported(undefined, r.info.verb);
+  if (r.info.verb === 'patch' && sub.verbs.includes('patch')) return handlePatch(r, strategy);
+  if (r.info.verb !== 'update' || !sub.verbs.includes('update')) throw methodNotSupported(undefined, r.info.verb);
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
+  const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
   const obj = await readObject(r);
   checkName(r, obj.metadata.name, obj.metadata.namespace);
   obj.metadata.name = r.info.name;
-  const { object } = await r.store.update(r.scope, r.info.name, obj, { dryRun }, strategy);
+  const { object } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
   writeObject(r.req, r.res, r.query, 200, object, format);
 }

@@ -44,11 +44,15 @@ class Converter {
     readonly defs: Map<string, JSONObject>,
   ) {}
 
-  convert(sch: Schema, pkg: string, field: string, top = false): JSONObject {
+  /**
+   * `custom`: a custom resource's schema, published as its CRD states it (kube's CRD OpenAPI
+   * builder): a `format: date-time` string stays inline, not a ref to meta/v1 Time.
+   */
+  convert(sch: Schema, pkg: string, field: string, top = false, custom = false): JSONObject {
     const description = sch.description;
     if (sch.$ref) return ref(this.names.qualify(sch.$ref), description);
-    if (sch.type === 'string' && sch['x-go-type'] === 'v1.MicroTime') return ref(MICRO_TIME, description);
-    if (sch.type === 'string' && sch.format === 'date-time') return ref(TIME, description);
+    if (!custom && sch.type === 'string' && sch['x-go-type'] === 'v1.MicroTime') return ref(MICRO_TIME, description);
+    if (!custom && sch.type === 'string' && sch.format === 'date-time') return ref(TIME, description);
     if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) {
       if (field === 'fieldsV1') return ref(FIELDS_V1, description);
       return { ...(description ? { description } : {}), type: 'object' };
@@ -67,11 +71,11 @@ class Converter {
     if (sch.type) out['type'] = sch.type;
     if (sch.format) out['format'] = sch.format;
     if (sch.enum) out['enum'] = [...sch.enum];
-    if (sch.items) out['items'] = this.convert(sch.items, pkg, field);
-    if (sch.additionalProperties) out['additionalProperties'] = this.convert(sch.additionalProperties, pkg, field);
+    if (sch.items) out['items'] = this.convert(sch.items, pkg, field, false, custom);
+    if (sch.additionalProperties) out['additionalProperties'] = this.convert(sch.additionalProperties, pkg, field, false, custom);
     if (sch.properties) {
       const props: JSONObject = {};
-      for (const [k, v] of Object.entries(sch.properties)) props[k] = this.convert(v, pkg, k);
+      for (const [k, v] of Object.entries(sch.properties)) props[k] = this.convert(v, pkg, k, false, custom);
       out['properties'] = props;
       out['type'] = 'object';
     }
@@ -189,8 +193,9 @@ function metaExtras(gvs: Array<{ group: string; version: string }>): Record<stri
 }
 
 function kindDefinition(def: KindDefinition, conv: Converter): JSONObject {
-  const pkg = packageOf(def.group, def.version);
-  const out = conv.convert(fullSchemaOf(def), pkg, '', true);
+  const custom = !!def.unstructured;
+  const pkg = packageOf(def.group, def.version, custom);
+  const out = conv.convert(fullSchemaOf(def), pkg, '', true, custom);
   const props = out['properties'] as JSONObject;
   props['apiVersion'] = str(API_VERSION_DESC);
   props['kind'] = str(KIND_DESC);

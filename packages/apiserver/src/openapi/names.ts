@@ -7,17 +7,29 @@ import { metaDefinitions, resourceDefinitions, type Catalog, type ResourceDefini
 
 export const META_PKG = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
-/** kube's Go package of a group's types: `io.k8s.api.<first label of the group, or core>.<version>`. */
-export function packageOf(group: string, version: string): string {
+/**
+ * The prefix of a group-version's definition names. Built-in types are named after their Go
+ * package: `io.k8s.api.<first label of the group, or core>.<version>`, except the apiextensions
+ * types, which live in `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.<version>`. A custom
+ * resource's kinds are named as kube's CRD OpenAPI builder names them (ToRESTFriendlyName of
+ * `<group>/<version>/<kind>`): the group's labels reversed, then the version
+ * (`com.example.stable.v1` for stable.example.com/v1).
+ */
+export function packageOf(group: string, version: string, custom = false): string {
+  if (custom) return `${group.split('.').reverse().join('.')}.${version}`;
+  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
   return `io.k8s.api.${group === '' ? 'core' : group.split('.')[0]!}.${version}`;
 }
 
-export function kindName(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind'>): string {
-  return `${packageOf(def.group, def.version)}.${def.kind}`;
+/** `unstructured` marks a custom resource's kind (see packageOf). */
+type Named = Pick<ResourceDefinition, 'group' | 'version'> & { unstructured?: boolean | undefined };
+
+export function kindName(def: Named & { kind: string }): string {
+  return `${packageOf(def.group, def.version, !!def.unstructured)}.${def.kind}`;
 }
 
-export function listKindName(def: Pick<ResourceDefinition, 'group' | 'version' | 'listKind'>): string {
-  return `${packageOf(def.group, def.version)}.${def.listKind}`;
+export function listKindName(def: Named & { listKind: string }): string {
+  return `${packageOf(def.group, def.version, !!def.unstructured)}.${def.listKind}`;
 }
 
 /** The meta/v1 types of metaDefinitions; the others there (ObjectReference, …) are core/v1 types. */
@@ -75,7 +87,7 @@ export class DefinitionNames {
       visit(sch.items, pkg, seen);
       visit(sch.additionalProperties, pkg, seen);
     };
-    for (const kind of catalog.kinds()) visit(kind.schema, packageOf(kind.group, kind.version), new Set());
+    for (const kind of catalog.kinds()) visit(kind.schema, packageOf(kind.group, kind.version, !!kind.unstructured), new Set());
     // Shared definitions no resource reaches: meta/v1 when listed there, else core/v1.
     for (const name of shared.keys()) {
       if (!this.#qualified.has(name)) this.#qualified.set(name, `${name in metaDefinitions ? META_PKG : packageOf('', 'v1')}.${name}`);

@@ -27,7 +27,7 @@ import {
   type UserInfo,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
-import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchOptions } from '@plinth/storage';
+import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
@@ -85,8 +85,17 @@ export class ResourceStore {
   readonly #deps: RegistryDeps;
   readonly #apiVersion: string;
   readonly #fieldManager: FieldManager;
+  /** The field manager of each sub-resource with its own strategy, built on first use. */
+  readonly #subFieldManagers = new Map<ResourceStrategy, { fm: FieldManager; subresource: string }>();
 
   readonly #path: string;
+  /** The definition's read defaults (see ResourceDefinition.readDefaults), if it has any. */
+  readonly #readDefaults: ((obj: StoredObject) => StoredObject) | undefined;
+  /**
+   * The defaulted event of each source event: the watch cache hands one event object to every
+   * watcher, so each is defaulted once (and encoded once by the watch handler).
+   */
+  readonly #defaultedEvents = new WeakMap<WatchEvent, WatchEvent>();
 
   /**
    * `deps.storage` holds the storage version's objects (the watch cache of `storageDefOf(def)`);
@@ -98,21 +107,46 @@ export class ResourceStore {
     this.#apiVersion = apiVersionOf(def);
     this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
     this.#path = storagePathOf(def);
+    this.#readDefaults = def.readDefaults?.bind(def);
     const schema = fullSchemaOf(def);
     const defs = schemaDefinitions();
-    this.#fieldManager = new FieldManager({
+    this.#fieldManager = this.#newFieldManager(def.subresources.some((s) => s.name === 'status' && s.strategy) ? ['status'] : []);
+  }
+
+  /**
+   * A field manager whose endpoint resets `reset` (top-level fields the schema has): kube's
+   * strategies' GetResetFields — status for a main resource with a status sub-resource, spec for
+   * a status sub-resource, status for namespaces/finalize.
+   */
+  #newFieldManager(reset: string[]): FieldManager {
+    const schema = fullSchemaOf(this.def);
+    const defs = schemaDefinitions();
+    return new FieldManager({
       schema,
       defs,
-      // The main resource does not own status (kube's strategies reset it for this endpoint).
-      resetFields: schema.properties?.['status'] ? [['status']] : [],
-      emptyObject: emptyObjectOf(schema, defs),
+      resetFields: reset.filter((f) => schema.properties?.[f]).map((f) => [f]),
+      // A custom resource's empty object is kube's empty Unstructured: a create adds spec itself.
+      emptyObject: this.def.unstructured ? {} : emptyObjectOf(schema, defs),
     });
   }
 
+  /** The field manager of writes with `strategy`, and the sub-resource they are recorded under. */
+  #fieldManagerFor(strategy: ResourceStrategy): { fm: FieldManager; subresource?: string } {
+    if (strategy === this.def.strategy) return { fm: this.#fieldManager };
+    let sub = this.#subFieldManagers.get(strategy);
+    if (!sub) {
+      const subresource = this.def.subresources.find((s) => s.strategy === strategy)?.name ?? '';
+      sub = { fm: this.#newFieldManager(subresource === 'status' ? ['spec'] : ['status']), subresource };
+      this.#subFieldManagers.set(strategy, sub);
+    }
+    return sub.subresource ? sub : { fm: sub.fm };
+  }
+
   /** Records a non-apply write of `next` over `live` in managedFields (kube's fieldmanager Update). */
-  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions): StoredObject {
+  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy): StoredObject {
     if (!opts.manager) return next;
-    return this.#fieldManager.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now() }) as StoredObject;
+    const { fm, subresource } = this.#fieldManagerFor(strategy);
+    return fm.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now(), ...(subresource ? { subresource } : {}) }) as StoredObject;
   }
 
   key(namespace: string, name: string): string {
@@ -125,7 +159,7 @@ export class ResourceStore {
 
   async get(scope: RequestScope, name: string, resourceVersion?: string): Promise<StoredObject> {
     try {
-      return this.#withTypeMeta(await this.#deps.storage.get(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' }));
+      return this.#withTypeMeta(this.#read(await this.#deps.storage.get(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' })));
     } catch (e) {
       throw toStatusError(e, this.def, name);
     }
@@ -137,8 +171,19 @@ export class ResourceStore {
       // kube's typed lists carry no apiVersion/kind on items. Items shared with the watch cache
       // are copied (shallowly), never changed; items fresh from etcd are ours to change.
       let items = r.items;
+      const readDefaults = this.#readDefaults;
+      if (readDefaults) {
+        // Defaulted items are new objects: shared ones stay untouched in the cache.
+        let changed = false;
+        const defaulted = items.map((o) => {
+          const d = readDefaults(o);
+          if (d !== o) changed = true;
+          return d;
+        });
+        if (changed) items = defaulted;
+      }
       if (r.shared) {
-        items = r.items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
+        items = items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
       } else {
         for (const item of items) {
           delete item.apiVersion;
@@ -155,8 +200,10 @@ export class ResourceStore {
 
   async watch(scope: RequestScope, opts: WatchOptions, name?: string): Promise<Watcher> {
     try {
-      if (name) return await this.#deps.storage.watch(this.key(scope.namespace, name), { ...opts, exactKey: true });
-      return await this.#deps.storage.watch(this.collectionPrefix(scope.namespace), opts);
+      const w = name
+        ? await this.#deps.storage.watch(this.key(scope.namespace, name), { ...opts, exactKey: true })
+        : await this.#deps.storage.watch(this.collectionPrefix(scope.namespace), opts);
+      return this.#readDefaults ? this.#defaultingWatcher(w, this.#readDefaults) : w;
     } catch (e) {
       throw toStatusError(e, this.def, name ?? '');
     }
@@ -199,6 +246,7 @@ export class ResourceStore {
         key,
         async (existing) => {
           let next = structuredClone(obj);
+          existing = existing && this.#read(existing);
           if (!existing) {
             if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
             created = true;
@@ -213,7 +261,7 @@ export class ResourceStore {
             return next;
           }
           created = false;
-          return this.#prepareUpdate(scope, this.#track(existing, next, opts), existing, opts, strategy);
+          return this.#prepareUpdate(scope, this.#track(existing, next, opts, strategy), existing, opts, strategy);
         },
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
@@ -239,6 +287,7 @@ export class ResourceStore {
     try {
       out = await this.#deps.storage.guaranteedUpdate(this.key(scope.namespace, name), async (existing) => {
         if (!existing) throw notFound(groupResourceOf(this.def), name);
+        existing = this.#read(existing);
         const next = structuredClone(existing);
         mutate(next);
         return this.#prepareUpdate(scope, next, existing, opts, strategy);
@@ -252,30 +301,43 @@ export class ResourceStore {
 
   /**
    * PATCH: a patch function or a server-side apply over the current object, retried on a lost
-   * race with fresh state (so admission and validation run again). Apply creates missing objects.
+   * race with fresh state (so admission and validation run again). Apply creates missing objects,
+   * except through a sub-resource (`strategy` is a sub-resource's: kube's sub-resource storages
+   * never create). managedFields record a sub-resource's writes under its name.
    */
-  async patch(scope: RequestScope, name: string, op: PatchOperation, opts: WriteOptions = {}): Promise<{ object: StoredObject; created: boolean }> {
+  async patch(
+    scope: RequestScope,
+    name: string,
+    op: PatchOperation,
+    opts: WriteOptions = {},
+    strategy: ResourceStrategy = this.def.strategy,
+  ): Promise<{ object: StoredObject; created: boolean }> {
+    const main = strategy === this.def.strategy;
+    const allowCreate = op.kind === 'apply' && main;
     let created = false;
     let out: StoredObject;
     try {
       out = await this.#deps.storage.guaranteedUpdate(
         this.key(scope.namespace, name),
         async (existing) => {
+          existing = existing && this.#read(existing);
+          if (!existing && !allowCreate) throw notFound(groupResourceOf(this.def), name);
           if (op.kind === 'patch') {
-            if (!existing) throw notFound(groupResourceOf(this.def), name);
             created = false;
-            return this.#prepareUpdate(scope, this.#track(existing, op.apply(existing), opts), existing, opts, this.def.strategy);
+            return this.#prepareUpdate(scope, this.#track(existing, op.apply(existing!), opts, strategy), existing!, opts, strategy);
           }
-          const merged = this.#fieldManager.apply(existing, op.applied, {
+          const { fm, subresource } = this.#fieldManagerFor(strategy);
+          const merged = fm.apply(existing, op.applied, {
             manager: opts.manager ?? '',
             apiVersion: this.#apiVersion,
             time: now(),
             force: op.force,
+            ...(subresource ? { subresource } : {}),
           }) as StoredObject;
           this.def.strategy.defaults?.(merged);
           if (existing) {
             created = false;
-            return this.#prepareUpdate(scope, merged, existing, opts, this.def.strategy);
+            return this.#prepareUpdate(scope, merged, existing, opts, strategy);
           }
           created = true;
           this.#ensureNamespace(scope, merged);
@@ -286,7 +348,7 @@ export class ResourceStore {
           await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
           return merged;
         },
-        { ignoreNotFound: op.kind === 'apply', dryRun: !!opts.dryRun },
+        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
     } catch (e) {
       throw toStatusError(e, this.def, name);
@@ -542,6 +604,30 @@ export class ResourceStore {
     strategy = this.def.strategy,
   ): Promise<void> {
     await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name, strategy));
+  }
+
+  /** An object as read from storage, with the definition's read defaults (a copy when they apply). */
+  #read(obj: StoredObject): StoredObject {
+    return this.#readDefaults ? this.#readDefaults(obj) : obj;
+  }
+
+  /** A watch whose objects get the read defaults; each shared event is defaulted once. */
+  #defaultingWatcher(w: Watcher, readDefaults: (obj: StoredObject) => StoredObject): Watcher {
+    const convert = (e: WatchEvent | undefined): WatchEvent | undefined => {
+      if (!e || e.type === 'ERROR' || e.type === 'BOOKMARK') return e;
+      let out = this.#defaultedEvents.get(e);
+      if (!out) {
+        const object = readDefaults(e.object);
+        out = object === e.object ? e : { ...e, object };
+        this.#defaultedEvents.set(e, out);
+      }
+      return out;
+    };
+    return {
+      next: async () => convert(await w.next()),
+      poll: () => convert(w.poll()),
+      stop: () => w.stop(),
+    };
   }
 
   /** The object with its apiVersion/kind; a copy when they differ (objects may be shared with the cache). */
