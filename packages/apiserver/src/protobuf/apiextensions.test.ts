@@ -304,3 +304,11 @@ test("a JSON raw that is not JSON is a decode error, not garbage", () => {
   raw[at] = "}".charCodeAt(0);
   assert.throws(() => decodeProtobuf(wire("CustomResourceDefinition", [...raw])), ProtobufDecodeError);
 });
+
+test("a schema whose items nest 60 deep (120 message levels, within plinth's JSON depth) encodes and round trips", () => {
+  let props: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < 60; i++) props = { type: "array", items: props, additionalProperties: i === 0 ? { type: "string" } : undefined };
+  props = JSON.parse(JSON.stringify(props)) as Record<string, unknown>;
+  const obj = { ...small, spec: { ...small.spec, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: props } }] } };
+  assert.deepEqual(decodeProtobuf(encodeProtobuf(obj)), obj);
+});
