@@ -59,7 +59,7 @@ function isKindMessage(type: protobuf.Type): boolean {
 
 /**
  * Fully-qualified protobuf message name (no leading dot) for a served apiVersion/kind, or
- * undefined when kube has no protobuf form for it (e.g. meta.k8s.io/v1 Table, CRDs).
+ * undefined when kube has no protobuf form for it (e.g. meta.k8s.io/v1 Table, custom resources).
  */
 export function protoTypeFor(apiVersion: string, kind: string): string | undefined {
   if (apiVersion === "v1" && UNVERSIONED_META_KINDS.has(kind)) return `${META_V1}.${kind}`;

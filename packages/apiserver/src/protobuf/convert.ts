@@ -1,16 +1,17 @@
 /**
  * Generic conversion between kube's JSON representation and protobufjs message objects, driven
  * entirely by protobufjs reflection over the loaded .proto files. Field names in kube's
- * generated.proto equal the Go json names, so a JSON key maps to the field of the same name.
+ * generated.proto equal the Go json names, so a JSON key maps to the field of the same name
+ * (except where semantics.ts JSON_NAMES says otherwise: apiextensions' `$ref`, `x-kubernetes-*`).
  *
  * Message types whose JSON form is not "an object with the same fields" are handled by type
  * name in SPECIAL (metav1.Time, MicroTime, FieldsV1, Verbs, runtime.RawExtension, authentication
- * ExtraValue); Go facts the .proto cannot express (pointer scalars, non-omitempty fields) come
+ * ExtraValue, apiextensions JSON and JSONSchemaPropsOr*); Go facts the .proto cannot express (pointer scalars, non-omitempty fields) come
  * from semantics.ts.
  */
 import protobuf from "protobufjs";
 import { ProtobufDecodeError, ProtobufEncodeError } from "./errors.js";
-import { ALWAYS_EMIT, EMBEDDED, META_V1, POINTER_SCALARS } from "./semantics.js";
+import { ALWAYS_EMIT, APIEXTENSIONS_V1, EMBEDDED, JSON_NAMES, META_V1, POINTER_SCALARS } from "./semantics.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -23,10 +24,13 @@ export interface ConvertContext {
 }
 
 interface SpecialType {
-  /** JSON value → plain object accepted by Type.fromObject. */
-  toProto(value: unknown, path: string): JsonObject;
-  /** Output of Type.toObject → JSON value; undefined means "omit the field". */
-  fromProto(value: JsonObject, ctx: ConvertContext, path: string): unknown;
+  /** JSON value → plain object accepted by Type.fromObject (`type` is the message type). */
+  toProto(value: unknown, path: string, type: protobuf.Type): JsonObject;
+  /**
+   * Output of Type.toObject → JSON value; undefined means "omit the field" (an element of a
+   * repeated field or a map value that comes out undefined is written as null, as Go does).
+   */
+  fromProto(value: JsonObject, ctx: ConvertContext, path: string, type: protobuf.Type): unknown;
 }
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -62,7 +66,100 @@ function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 
+function parseRaw(raw: Uint8Array, path: string, what: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(raw).toString("utf8")) as unknown;
+  } catch {
+    throw new ProtobufDecodeError(`${path}: ${what} is not valid JSON`);
+  }
+}
+
+/** The JSONSchemaProps message a JSONSchemaPropsOr* wrapper holds (its `schema` field). */
+function schemaType(wrapper: protobuf.Type): protobuf.Type {
+  const field = wrapper.fields["schema"];
+  const mt = field === undefined ? undefined : messageType(field);
+  if (mt === undefined) throw new Error(`${wrapper.fullName} has no schema message field`);
+  return mt;
+}
+
+function schemaToProto(wrapper: protobuf.Type, value: JsonObject, path: string): JsonObject {
+  return jsonToProtoObject(schemaType(wrapper), value, path);
+}
+
+function schemaFromProto(wrapper: protobuf.Type, value: unknown, ctx: ConvertContext, path: string): JsonObject {
+  return protoObjectToJson(schemaType(wrapper), isPlainObject(value) ? value : {}, ctx, path);
+}
+
+/**
+ * apiextensions/v1 types whose JSON form is a bare value (types_jsonschema.go, marshal.go):
+ * their Go MarshalJSON/UnmarshalJSON pick the field from the JSON value's shape.
+ */
+const APIEXTENSIONS_SPECIAL: Readonly<Record<string, SpecialType>> = {
+  // JSON (`default`, `example`, `enum` items): any JSON value; raw holds its JSON text. A JSON
+  // null is an empty Raw (JSON.UnmarshalJSON leaves it empty, MarshalJSON writes null).
+  [`.${APIEXTENSIONS_V1}.JSON`]: {
+    toProto: (value) => (value === null ? {} : { raw: Buffer.from(JSON.stringify(value), "utf8") }),
+    fromProto: (v, _ctx, path) => {
+      const raw = bytesOf(v["raw"]);
+      return raw.length === 0 ? null : parseRaw(raw, path, "JSON.raw");
+    },
+  },
+  // JSONSchemaPropsOrArray (`items`): a schema object → schema (1), an array → jSONSchemas (2).
+  // MarshalJSON writes the array when it is non-empty, else the schema.
+  [`.${APIEXTENSIONS_V1}.JSONSchemaPropsOrArray`]: {
+    toProto: (value, path, type) => {
+      if (Array.isArray(value)) {
+        return { jSONSchemas: value.map((x: unknown, i) => schemaToProto(type, expectObject(x, `${path}[${i}]`), `${path}[${i}]`)) };
+      }
+      return { schema: schemaToProto(type, expectObject(value, path), path) };
+    },
+    fromProto: (v, ctx, path, type) => {
+      const list = Array.isArray(v["jSONSchemas"]) ? (v["jSONSchemas"] as unknown[]) : [];
+      if (list.length > 0) return list.map((x, i) => schemaFromProto(type, x, ctx, `${path}[${i}]`));
+      return v["schema"] === undefined || v["schema"] === null ? undefined : schemaFromProto(type, v["schema"], ctx, path);
+    },
+  },
+  // JSONSchemaPropsOrBool (`additionalProperties`, `additionalItems`): `true`/`false` → allows (1);
+  // a schema → allows = true plus schema (2), as UnmarshalJSON sets both.
+  [`.${APIEXTENSIONS_V1}.JSONSchemaPropsOrBool`]: {
+    toProto: (value, path, type) => {
+      if (typeof value === "boolean") return { allows: value };
+      return { allows: true, schema: schemaToProto(type, expectObject(value, path), path) };
+    },
+    fromProto: (v, ctx, path, type) => {
+      if (v["schema"] !== undefined && v["schema"] !== null) return schemaFromProto(type, v["schema"], ctx, path);
+      return v["allows"] === true;
+    },
+  },
+  // JSONSchemaPropsOrStringArray (`dependencies` values): a string array → property (2), a schema
+  // → schema (1). MarshalJSON writes the array when non-empty, else the schema, else null.
+  [`.${APIEXTENSIONS_V1}.JSONSchemaPropsOrStringArray`]: {
+    toProto: (value, path, type) => {
+      if (Array.isArray(value)) {
+        return {
+          property: value.map((x: unknown, i) => {
+            if (typeof x !== "string") throw new ProtobufEncodeError(`${path}[${i}]: expected a string`);
+            return x;
+          }),
+        };
+      }
+      return { schema: schemaToProto(type, expectObject(value, path), path) };
+    },
+    fromProto: (v, ctx, path, type) => {
+      const property = Array.isArray(v["property"]) ? (v["property"] as unknown[]) : [];
+      if (property.length > 0) return [...property];
+      return v["schema"] === undefined || v["schema"] === null ? undefined : schemaFromProto(type, v["schema"], ctx, path);
+    },
+  },
+};
+
+function expectObject(value: unknown, path: string): JsonObject {
+  if (!isPlainObject(value)) throw new ProtobufEncodeError(`${path}: expected a schema object`);
+  return value;
+}
+
 const SPECIAL: Readonly<Record<string, SpecialType>> = {
+  ...APIEXTENSIONS_SPECIAL,
   // metav1.Time: RFC3339 with second precision. kube's Time.Marshal writes only seconds (nanos are
   // dropped, and ignored on Unmarshal); a zero time is an empty message, which becomes "absent".
   [`.${META_V1}.Time`]: {
@@ -141,6 +238,18 @@ function qualified(type: protobuf.Type, field: protobuf.Field): string {
   return `${type.fullName.slice(1)}.${field.name}`;
 }
 
+const jsonNames = new WeakMap<protobuf.Field, string>();
+
+/** The field's key in kube's JSON: its proto name unless semantics.ts JSON_NAMES says otherwise. */
+function jsonName(type: protobuf.Type, field: protobuf.Field): string {
+  let name = jsonNames.get(field);
+  if (name === undefined) {
+    name = JSON_NAMES.get(qualified(type, field)) ?? field.name;
+    jsonNames.set(field, name);
+  }
+  return name;
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON → protobuf
 
@@ -148,7 +257,7 @@ function valueToProto(field: protobuf.Field, value: unknown, path: string): unkn
   const mt = messageType(field);
   if (mt === undefined) return value; // scalars/bytes: Type.fromObject coerces (base64 → bytes)
   const special = SPECIAL[mt.fullName];
-  if (special !== undefined) return special.toProto(value, path);
+  if (special !== undefined) return special.toProto(value, path, mt);
   if (!isPlainObject(value)) throw new ProtobufEncodeError(`${path}: expected an object for ${mt.fullName.slice(1)}`);
   return jsonToProtoObject(mt, value, path);
 }
@@ -166,9 +275,10 @@ export function jsonToProtoObject(type: protobuf.Type, json: JsonObject, path = 
       out[field.name] = jsonToProtoObject(mt, json, path);
       continue;
     }
-    const value = json[field.name];
+    const key = jsonName(type, field);
+    const value = json[key];
     if (value === undefined || value === null) continue;
-    const fpath = path === "" ? field.name : `${path}.${field.name}`;
+    const fpath = path === "" ? key : `${path}.${key}`;
     if (field.map) {
       if (!isPlainObject(value)) throw new ProtobufEncodeError(`${fpath}: expected an object (map)`);
       const entries: JsonObject = {};
@@ -213,7 +323,7 @@ function valueFromProto(field: protobuf.Field, value: unknown, ctx: ConvertConte
   if (mt === undefined) return value;
   const obj = isPlainObject(value) ? value : {};
   const special = SPECIAL[mt.fullName];
-  if (special !== undefined) return special.fromProto(obj, ctx, path);
+  if (special !== undefined) return special.fromProto(obj, ctx, path, mt);
   return protoObjectToJson(mt, obj, ctx, path);
 }
 
@@ -234,7 +344,8 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
     const key = qualified(type, field);
     const always = ALWAYS_EMIT.has(key) || isListItems(type, field);
     const value = obj[field.name];
-    const fpath = path === "" ? field.name : `${path}.${field.name}`;
+    const name = jsonName(type, field);
+    const fpath = path === "" ? name : `${path}.${name}`;
     const mt = messageType(field);
     if (mt !== undefined && EMBEDDED.has(key)) {
       Object.assign(out, protoObjectToJson(mt, isPlainObject(value) ? value : {}, ctx, path));
@@ -245,23 +356,23 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
       const keys = Object.keys(entries);
       if (keys.length === 0 && !always) continue;
       const m: JsonObject = {};
-      for (const k of keys) m[k] = valueFromProto(field, entries[k], ctx, `${fpath}[${k}]`);
-      out[field.name] = m;
+      for (const k of keys) m[k] = valueFromProto(field, entries[k], ctx, `${fpath}[${k}]`) ?? null;
+      out[name] = m;
     } else if (field.repeated) {
       const items = Array.isArray(value) ? (value as unknown[]) : [];
       if (items.length === 0 && !always) continue;
-      out[field.name] = items.map((v, i) => valueFromProto(field, v, ctx, `${fpath}[${i}]`));
+      out[name] = items.map((v, i) => valueFromProto(field, v, ctx, `${fpath}[${i}]`) ?? null);
     } else if (messageType(field) !== undefined) {
       if (value === undefined || value === null) continue;
       const converted = valueFromProto(field, value, ctx, fpath);
-      if (converted !== undefined) out[field.name] = converted;
+      if (converted !== undefined) out[name] = converted;
     } else {
       if (value === undefined || value === null) {
-        if (always) out[field.name] = zeroValue(field);
+        if (always) out[name] = zeroValue(field);
         continue;
       }
       if (isZero(value) && !always && !POINTER_SCALARS.has(key)) continue;
-      out[field.name] = value;
+      out[name] = value;
     }
   }
   return out;

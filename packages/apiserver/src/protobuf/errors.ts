@@ -6,7 +6,7 @@ export class ProtobufDecodeError extends Error {
   }
 }
 
-/** Raised when an object's apiVersion/kind has no protobuf message (e.g. Table, CRDs). */
+/** Raised when an object's apiVersion/kind has no protobuf message (e.g. Table, custom resources). */
 export class ProtobufUnsupportedError extends Error {
   constructor(message: string) {
     super(message);

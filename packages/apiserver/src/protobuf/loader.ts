@@ -26,12 +26,23 @@ function listProtoFiles(dir: string): string[] {
 
 let cachedRoot: protobuf.Root | undefined;
 
+/**
+ * Message nesting protobufjs accepts when encoding, decoding and converting (its default is 100,
+ * protoc's; gogo-protobuf in kube has none). plinth holds every object to 100 levels of JSON
+ * (@plinth/api MAX_NESTING_DEPTH), and one JSON level can be two message levels: a CRD schema's
+ * `items` or `additionalProperties` is a JSONSchemaPropsOr* message holding a JSONSchemaProps.
+ * So any object plinth stores encodes; what a decoded body nests deeper in JSON is refused after.
+ */
+export const PROTOBUF_RECURSION_LIMIT = 256;
+
 /** Loads (once) every .proto file under protoDir() into one protobufjs Root. */
 export function protoRoot(): protobuf.Root {
   if (cachedRoot !== undefined) return cachedRoot;
   const dir = protoDir();
   const files = listProtoFiles(dir);
   if (files.length === 0) throw new Error(`no .proto files found under ${dir}`);
+  protobuf.util.recursionLimit = PROTOBUF_RECURSION_LIMIT;
+  protobuf.Reader.recursionLimit = PROTOBUF_RECURSION_LIMIT;
   const root = new protobuf.Root();
   // Imports are written relative to the proto root, as in kube ("k8s.io/apimachinery/...").
   root.resolvePath = (_origin: string, target: string): string =>

@@ -12,6 +12,7 @@ const AUTHENTICATION_V1 = "k8s.io.api.authentication.v1";
 const AUTHORIZATION_V1 = "k8s.io.api.authorization.v1";
 const ADMISSIONREGISTRATION_V1 = "k8s.io.api.admissionregistration.v1";
 const COORDINATION_V1 = "k8s.io.api.coordination.v1";
+export const APIEXTENSIONS_V1 = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
 
 /**
  * Scalar fields that are Go pointers (`*bool`, `*int64`, `*string`): gogo-protobuf writes them only
@@ -46,6 +47,27 @@ export const POINTER_SCALARS: ReadonlySet<string> = new Set([
   `${ADMISSIONREGISTRATION_V1}.ServiceReference.path`,
   `${ADMISSIONREGISTRATION_V1}.ServiceReference.port`,
   `${ADMISSIONREGISTRATION_V1}.WebhookClientConfig.url`,
+  // apiextensions/v1 (types.go, types_jsonschema.go)
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionVersion.deprecationWarning`,
+  `${APIEXTENSIONS_V1}.CustomResourceSubresourceScale.labelSelectorPath`,
+  `${APIEXTENSIONS_V1}.WebhookClientConfig.url`,
+  `${APIEXTENSIONS_V1}.ServiceReference.path`,
+  `${APIEXTENSIONS_V1}.ServiceReference.port`,
+  ...[
+    "ref",
+    "maximum",
+    "minimum",
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "multipleOf",
+    "maxProperties",
+    "minProperties",
+    "xKubernetesPreserveUnknownFields",
+    "xKubernetesListType",
+    "xKubernetesMapType",
+  ].map((f) => `${APIEXTENSIONS_V1}.JSONSchemaProps.${f}`),
 ]);
 
 /**
@@ -106,6 +128,43 @@ export const ALWAYS_EMIT: ReadonlySet<string> = new Set([
   `${ADMISSIONREGISTRATION_V1}.ValidatingWebhook.admissionReviewVersions`,
   `${ADMISSIONREGISTRATION_V1}.ServiceReference.namespace`,
   `${ADMISSIONREGISTRATION_V1}.ServiceReference.name`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionSpec.group`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionSpec.scope`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionSpec.versions`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionNames.plural`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionNames.kind`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionVersion.name`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionVersion.served`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionVersion.storage`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionStatus.storedVersions`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionCondition.type`,
+  `${APIEXTENSIONS_V1}.CustomResourceDefinitionCondition.status`,
+  `${APIEXTENSIONS_V1}.CustomResourceColumnDefinition.name`,
+  `${APIEXTENSIONS_V1}.CustomResourceColumnDefinition.type`,
+  `${APIEXTENSIONS_V1}.CustomResourceColumnDefinition.jsonPath`,
+  `${APIEXTENSIONS_V1}.CustomResourceConversion.strategy`,
+  `${APIEXTENSIONS_V1}.CustomResourceSubresourceScale.specReplicasPath`,
+  `${APIEXTENSIONS_V1}.CustomResourceSubresourceScale.statusReplicasPath`,
+  `${APIEXTENSIONS_V1}.WebhookConversion.conversionReviewVersions`,
+  `${APIEXTENSIONS_V1}.ServiceReference.namespace`,
+  `${APIEXTENSIONS_V1}.ServiceReference.name`,
+  `${APIEXTENSIONS_V1}.ValidationRule.rule`,
+]);
+
+/**
+ * Fields whose JSON key is not their proto field name: apiextensions/v1 JSONSchemaProps's JSON
+ * Schema keywords and Kubernetes extensions (the json tags of types_jsonschema.go).
+ */
+export const JSON_NAMES: ReadonlyMap<string, string> = new Map([
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.schema`, "$schema"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.ref`, "$ref"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesPreserveUnknownFields`, "x-kubernetes-preserve-unknown-fields"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesEmbeddedResource`, "x-kubernetes-embedded-resource"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesIntOrString`, "x-kubernetes-int-or-string"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesListMapKeys`, "x-kubernetes-list-map-keys"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesListType`, "x-kubernetes-list-type"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesMapType`, "x-kubernetes-map-type"],
+  [`${APIEXTENSIONS_V1}.JSONSchemaProps.xKubernetesValidations`, "x-kubernetes-validations"],
 ]);
 
 /**
@@ -156,7 +215,8 @@ const GROUP_PACKAGE_OVERRIDES: Readonly<Record<string, string>> = {
 /**
  * The protobuf package kube's go-to-protobuf generates for a group version, e.g.
  * `v1` → `k8s.io.api.core.v1`, `rbac.authorization.k8s.io/v1` → `k8s.io.api.rbac.v1`.
- * Returns undefined for groups that are not built into kube (CRDs have no protobuf).
+ * Returns undefined for groups that are not built into kube (custom resources have no protobuf);
+ * `apiextensions.k8s.io/v1` is `k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1`.
  */
 export function packageForApiVersion(apiVersion: string): string | undefined {
   const slash = apiVersion.indexOf("/");
