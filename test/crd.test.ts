@@ -313,6 +313,31 @@ describe('replicas and deletion', () => {
     await eventually(async () => (await b.client.get(`${path}/d1`)).status === 200, 1000, 'd1 served by the second replica');
   });
 
+  it("kubectl with a warm discovery cache finds a CRD created after it cached; once deleted it is not found", async () => {
+    // Warm kubectl's disk cache (discovery and OpenAPI) before the CRD exists.
+    expectCode(await a.client.get('/api/v1/namespaces'), 200);
+    assert.equal((await kubectl('api-resources', '-o', 'name')).code, 0);
+    const crd = structuredClone(widgetCRD) as any;
+    crd.metadata.name = 'knobs.late.example.com';
+    crd.spec.group = 'late.example.com';
+    crd.spec.names = { plural: 'knobs', singular: 'knob', kind: 'Knob', listKind: 'KnobList' };
+    crd.spec.versions = [version('v1')];
+    expectCode(await a.client.post(CRDS, crd), 201);
+    await established('knobs.late.example.com');
+    await eventually(async () => (await a.client.get('/apis/late.example.com/v1/namespaces/crd/knobs')).status === 200, 5000, 'knobs served');
+    expectCode(await a.client.post('/apis/late.example.com/v1/namespaces/crd/knobs', { apiVersion: 'late.example.com/v1', kind: 'Knob', metadata: { name: 'k1' }, spec: { size: 2 } }), 201);
+    // kubectl does not know `knobs` from its cache: it invalidates the cache and discovers again.
+    const got = await kubectl('get', 'knobs', '-n', 'crd', '-o', 'name');
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(got.stdout.trim(), 'knob.late.example.com/k1');
+    expectCode(await a.client.delete(`${CRDS}/knobs.late.example.com`), 200);
+    await eventually(async () => (await a.client.get('/apis/late.example.com')).status === 404, 15_000, 'late.example.com gone');
+    // With its cache still mapping knobs, kubectl asks and gets kube's 404 for a resource no longer served.
+    const gone = await kubectl('get', 'knobs', '-n', 'crd');
+    assert.notEqual(gone.code, 0);
+    assert.match(gone.stderr, /the server could not find the requested resource|the server doesn't have a resource type "knobs"/);
+  });
+
   it('deleting a CRD marks it Terminating, deletes its objects, then it and its group go', async () => {
     const crd = structuredClone(widgetCRD) as any;
     crd.metadata.name = 'gizmos.gone.example.com';
