@@ -333,3 +333,17 @@ test('kubectl get events and kubectl events show the event columns', async () =>
   assert.match(warnings.stdout, /ScaledUp\s+Deployment\/web\s+scaled to 3/);
   assert.doesNotMatch(warnings.stdout, /Started container web/);
 });
+
+test('a core/v1 Event whose name events.k8s.io/v1 would refuse on create can still be updated through v1', async () => {
+  const c = env.plinth.client;
+  // `a..b` is a valid core/v1 Event name (a path segment), not a DNS subdomain (events.k8s.io/v1's rule).
+  const created = await c.post(CORE, { metadata: { name: 'a..b' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'p' }, reason: 'Odd', message: 'odd name', type: 'Normal' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const viaV1 = (await c.get(`${V1}/a..b`)).body;
+  const updated = await c.put(`${V1}/a..b`, { ...viaV1, metadata: { ...viaV1.metadata, labels: { seen: 'v1' } } });
+  assert.equal(updated.status, 200, JSON.stringify(updated.body));
+  assert.deepEqual((await c.get(`${CORE}/a..b`)).body.metadata.labels, { seen: 'v1' });
+  // Creating such a name through v1 is still refused.
+  const refused = await c.post(V1, { ...viaV1, metadata: { name: 'c..d' } });
+  assert.equal(refused.status, 422);
+});

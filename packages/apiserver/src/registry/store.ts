@@ -19,6 +19,7 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
   type FieldError,
+  type NameValidator,
   type ObjectList,
   type ResourceDefinition,
   type ResourceStrategy,
@@ -89,6 +90,12 @@ export class ResourceStore {
   readonly #subFieldManagers = new Map<ResourceStrategy, { fm: FieldManager; subresource: string }>();
 
   readonly #path: string;
+  /**
+   * On update the name is not checked again (kube's ValidateObjectMetaUpdate): it is immutable and
+   * was valid when created — through whichever version, and versions differ (a core/v1 Event may be
+   * named `a..b`, an events.k8s.io/v1 one may not, yet both serve the same object).
+   */
+  readonly #updateNameValidator: NameValidator;
   /** The definition's read defaults (see ResourceDefinition.readDefaults), if it has any. */
   readonly #readDefaults: ((obj: StoredObject) => StoredObject) | undefined;
   /**
@@ -107,6 +114,7 @@ export class ResourceStore {
     this.#apiVersion = apiVersionOf(def);
     this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
     this.#path = storagePathOf(def);
+    this.#updateNameValidator = (value, prefix) => (prefix ? def.nameValidator(value, prefix) : []);
     this.#readDefaults = def.readDefaults?.bind(def);
     const schema = fullSchemaOf(def);
     const defs = schemaDefinitions();
@@ -545,7 +553,7 @@ export class ResourceStore {
     strategy.prepareForUpdate?.(next, existing);
     await this.#admit('UPDATE', scope, next, existing, opts, strategy);
     const errs: FieldError[] = [
-      ...validateObjectMeta(meta, this.def.namespaced, this.def.nameValidator),
+      ...validateObjectMeta(meta, this.def.namespaced, this.#updateNameValidator),
       ...validateObjectMetaUpdate(meta, old),
       ...(strategy.validateOnUpdate === false ? [] : strategy.validate(next)),
       ...(strategy.validateUpdate?.(next, existing) ?? []),
