@@ -15,6 +15,19 @@ export interface RequestContext {
    * gauge read it.
    */
   deprecated?: { group: string; version: string; resource: string; subresource: string; deprecation: Deprecation };
+  /** The request's audit ID (the `Audit-Id` response header), set by the audit filter. */
+  auditID?: string;
+  /**
+   * Annotations for the request's audit event, added by any layer (authorization decision and
+   * reason, deprecation, admission); read by the audit filter when it writes the event.
+   */
+  auditAnnotations?: Record<string, string>;
+}
+
+/** Adds an audit annotation to the request's event (kube's audit.AddAuditAnnotation). */
+export function addAuditAnnotation(req: IncomingMessage, key: string, value: string): void {
+  const ctx = contextOf(req);
+  (ctx.auditAnnotations ??= {})[key] = value;
 }
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();

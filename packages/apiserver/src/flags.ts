@@ -66,15 +66,32 @@ export interface ServerOptions {
   /** 0: no limit. */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** ms: how long after start /livez assumes unfinished post-start hooks will succeed. */
+  livezGracePeriod: number;
+  /** `--feature-gates`: gate name → value as given (validated in features.ts). */
+  featureGates: Record<string, boolean>;
+  /** `--runtime-config`: key → value as given ('' when the value is omitted, which means true). */
+  runtimeConfig: Record<string, string>;
+  // Audit (kube's AuditOptions flags).
+  auditPolicyFile: string;
+  auditLogPath: string;
+  auditLogMaxsize: number;
+  auditLogMaxbackup: number;
+  auditLogMaxage: number;
+  auditLogFormat: string;
+  /** `--show-hidden-metrics-for-version`: '' or `<major>.<minor>`. */
+  showHiddenMetricsForVersion: string;
   help: boolean;
 }
 
 /**
  * pflag value kinds. `strings` is a StringSlice (comma-separated; repeating the flag appends),
  * `stringArray` a StringArray (no comma splitting; repeating appends), `map` kube's
- * MapStringStringNoSplit (`key=value`, repeating adds keys).
+ * MapStringStringNoSplit (`key=value`, repeating adds keys), `mapBool` kube's MapStringBool
+ * (`a=true,b=false`, every value a boolean), `config` kube's ConfigurationMap (`a=x,b`, an omitted
+ * value is '').
  */
-type Kind = 'int' | 'string' | 'strings' | 'stringArray' | 'map' | 'bool' | 'ip' | 'duration';
+type Kind = 'int' | 'string' | 'strings' | 'stringArray' | 'map' | 'mapBool' | 'config' | 'bool' | 'ip' | 'duration';
 
 interface FlagSpec {
   name: string;
@@ -136,6 +153,16 @@ const SPECS: FlagSpec[] = [
   { name: 'max-requests-inflight', kind: 'int', key: 'maxRequestsInflight', default: '400', usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'max-mutating-requests-inflight', kind: 'int', key: 'maxMutatingRequestsInflight', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'shutdown-delay-duration', kind: 'duration', key: 'shutdownDelayDuration', default: '0s', usage: 'Time to delay the termination. During that time /readyz fails while the server keeps serving.' },
+  { name: 'livez-grace-period', kind: 'duration', key: 'livezGracePeriod', default: '0s', usage: "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver's start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true." },
+  { name: 'feature-gates', kind: 'mapBool', key: 'featureGates', default: '', usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features. The gates are listed below.' },
+  { name: 'runtime-config', kind: 'config', key: 'runtimeConfig', default: '', usage: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true); <group>/<version>/<resource>=true|false for a resource; api/all=true|false controls all API versions; api/ga=true|false controls all API versions of the form v[0-9]+; api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+; api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+. An omitted value means true.' },
+  { name: 'audit-policy-file', kind: 'string', key: 'auditPolicyFile', default: '', usage: 'Path to the file that defines the audit policy configuration.' },
+  { name: 'audit-log-path', kind: 'string', key: 'auditLogPath', default: '', usage: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out." },
+  { name: 'audit-log-maxsize', kind: 'int', key: 'auditLogMaxsize', default: '0', usage: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
+  { name: 'audit-log-maxbackup', kind: 'int', key: 'auditLogMaxbackup', default: '0', usage: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
+  { name: 'audit-log-maxage', kind: 'int', key: 'auditLogMaxage', default: '0', usage: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.' },
+  { name: 'audit-log-format', kind: 'string', key: 'auditLogFormat', default: 'json', usage: 'Format of saved audits. "legacy" indicates 1-line text format for each event. "json" indicates structured json format. Known formats are legacy,json.' },
+  { name: 'show-hidden-metrics-for-version', kind: 'string', key: 'showHiddenMetricsForVersion', default: '', usage: "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that." },
   { name: 'help', kind: 'bool', key: 'help', default: 'false', usage: 'help for plinth-apiserver' },
 ];
 
@@ -195,6 +222,28 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
       if (eq <= 0) throw bad('must be formatted as key=value');
       return { [raw.slice(0, eq)]: raw.slice(eq + 1) };
     }
+    case 'mapBool': {
+      const out: Record<string, boolean> = {};
+      for (const pair of raw.split(',')) {
+        if (pair.trim() === '') continue;
+        const eq = pair.indexOf('=');
+        if (eq <= 0) throw bad(`missing bool value for ${pair.trim()}`);
+        const v = pair.slice(eq + 1).trim();
+        if (['true', '1', 't', 'T', 'TRUE', 'True'].includes(v)) out[pair.slice(0, eq).trim()] = true;
+        else if (['false', '0', 'f', 'F', 'FALSE', 'False'].includes(v)) out[pair.slice(0, eq).trim()] = false;
+        else throw bad(`invalid value of ${pair.slice(0, eq).trim()}: ${v}, err: strconv.ParseBool: parsing "${v}": invalid syntax`);
+      }
+      return out;
+    }
+    case 'config': {
+      const out: Record<string, string> = {};
+      for (const pair of raw.split(',')) {
+        if (pair.trim() === '') continue;
+        const eq = pair.indexOf('=');
+        out[(eq >= 0 ? pair.slice(0, eq) : pair).trim()] = eq >= 0 ? pair.slice(eq + 1).trim() : '';
+      }
+      return out;
+    }
     case 'duration':
       try {
         return parseDuration(raw);
@@ -209,7 +258,7 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
 export function parseFlags(argv: string[]): ServerOptions {
   const byName = new Map(SPECS.map((s) => [s.name, s]));
   const opts = {} as Record<keyof ServerOptions, unknown>;
-  for (const s of SPECS) opts[s.key] = s.default === '' && (s.kind === 'strings' || s.kind === 'stringArray') ? [] : s.kind === 'map' ? {} : convert(s, s.default);
+  for (const s of SPECS) opts[s.key] = s.default === '' && (s.kind === 'strings' || s.kind === 'stringArray') ? [] : s.kind === 'map' || s.kind === 'mapBool' || s.kind === 'config' ? {} : convert(s, s.default);
   // pflag: the first occurrence of a list flag replaces its default, later ones append.
   const seen = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -231,7 +280,7 @@ export function parseFlags(argv: string[]): ServerOptions {
     }
     const converted = convert(spec, value);
     if (spec.kind === 'strings' || spec.kind === 'stringArray') opts[spec.key] = seen.has(spec.name) ? [...(opts[spec.key] as string[]), ...(converted as string[])] : converted;
-    else if (spec.kind === 'map') opts[spec.key] = { ...(opts[spec.key] as Record<string, string>), ...(converted as Record<string, string>) };
+    else if (spec.kind === 'map' || spec.kind === 'mapBool' || spec.kind === 'config') opts[spec.key] = { ...(opts[spec.key] as Record<string, unknown>), ...(converted as Record<string, unknown>) };
     else opts[spec.key] = converted;
     seen.add(spec.name);
   }
@@ -239,12 +288,15 @@ export function parseFlags(argv: string[]): ServerOptions {
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (o.etcdCompactionInterval < 0) throw new FlagError('--etcd-compaction-interval must not be negative');
   if (o.maxRequestsInflight < 0 || o.maxMutatingRequestsInflight < 0) throw new FlagError('--max-requests-inflight and --max-mutating-requests-inflight must not be negative');
+  if (o.livezGracePeriod < 0) throw new FlagError('--livez-grace-period can not be a negative value');
   if (o.serviceAccountMaxTokenExpiration < 0) throw new FlagError('--service-account-max-token-expiration must not be negative');
   return o;
 }
 
+const KIND_NAMES: Partial<Record<Kind, string>> = { map: 'key=value', mapBool: 'mapStringBool', config: 'mapStringString' };
+
 export function usage(): string {
   const lines = ['Usage: plinth-apiserver [flags]', '', 'Flags:'];
-  for (const s of SPECS) lines.push(`      --${s.name}${s.kind === 'bool' ? '' : ` ${s.kind === 'map' ? 'key=value' : s.kind}`}`.padEnd(44) + `${s.usage}${s.default ? ` (default ${s.kind === 'string' ? JSON.stringify(s.default) : s.default})` : ''}`);
+  for (const s of SPECS) lines.push(`      --${s.name}${s.kind === 'bool' ? '' : ` ${KIND_NAMES[s.kind] ?? s.kind}`}`.padEnd(44) + `${s.usage}${s.default ? ` (default ${s.kind === 'string' ? JSON.stringify(s.default) : s.default})` : ''}`);
   return lines.join('\n');
 }

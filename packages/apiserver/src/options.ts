@@ -5,6 +5,7 @@
 import { completeAuthenticationOptions, validateAuthenticationOptions, validateAuthorizationOptions, type AuthenticationOptions, type AuthorizationOptions } from '@plinth/auth';
 import { enabledAdmissionPlugins, validateAdmissionPlugins } from '@plinth/admission';
 import { FlagError, type ServerOptions } from './flags.js';
+import { featureGatesFrom, type FeatureGates } from './features.js';
 
 export interface CompletedOptions {
   flags: ServerOptions;
@@ -12,6 +13,9 @@ export interface CompletedOptions {
   /** The admission plugins to run, by kube's name, in kube's order. */
   admissionPlugins: string[];
   authorization: AuthorizationOptions;
+  featureGates: FeatureGates;
+  /** Warnings to log at start (e.g. a GA feature gate set). */
+  warnings: string[];
 }
 
 /** The authentication options the flags describe (methods whose flags are unset stay off). */
@@ -98,6 +102,8 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   errs.push(...validateAdmissionPlugins(plugins));
   const authorization = authorizationOptionsFrom(flags);
   errs.push(...validateAuthorizationOptions(authorization));
+  const warnings: string[] = [];
+  const featureGates = featureGatesFrom(flags.featureGates, errs, (w) => warnings.push(w));
   if (errs.length > 0) throw new FlagError(errs.join('\n'));
-  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins) };
+  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, warnings };
 }

@@ -46,7 +46,9 @@ export interface RunningServer {
 
 /** Flags in, a listening server out. */
 export async function startServer(opts: ServerOptions, log: Logger = createLogger(opts.verbosity)): Promise<RunningServer> {
-  const config = await buildConfig(completeOptions(opts), log);
+  const options = completeOptions(opts);
+  for (const w of options.warnings) log.info(w);
+  const config = await buildConfig(options, log);
   return serve(config);
 }
 
