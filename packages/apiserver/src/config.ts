@@ -25,6 +25,7 @@ import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
 import type { HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
+import { createAudit, type Audit } from './audit/index.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -63,6 +64,8 @@ export interface ServerConfig {
   /** Work done once the server listens, before controllers start (e.g. the system namespaces). */
   postStartHooks: Array<{ name: string; run(): Promise<void> }>;
   controllers: Controller[];
+  /** The audit policy and log backend; undefined without --audit-policy-file and --audit-log-path. */
+  audit: Audit | undefined;
   compactNow(): Promise<boolean>;
   /**
    * Releases what building the config started: the authenticators' background work, the
@@ -125,6 +128,8 @@ export function cachedGetter(store: Store, key: (namespace: string, name: string
 export async function buildConfig(options: CompletedOptions, log: Logger): Promise<ServerConfig> {
   const opts = options.flags;
   const dataDir = resolve(opts.dataDir);
+  // First: a bad policy file fails start-up before anything is started.
+  const audit = createAudit(opts, log);
   let etcd: EmbeddedEtcd | undefined;
   let endpoints = opts.etcdServers;
   if (endpoints.length === 0) {
@@ -143,6 +148,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     compactor?.stop();
     await watchCaches?.stop();
     await drained;
+    await audit?.backend.close();
     await storage.close();
     await etcd?.stop();
   };
@@ -295,6 +301,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         apiextensions.postStartHook,
       ],
       controllers,
+      audit,
       compactNow: () => comp.tick(),
       close,
     };

@@ -7,6 +7,7 @@ import { toStatusError } from './registry/interpret.js';
 import type { ResponseFormat } from './negotiation.js';
 import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError, ProtobufUnsupportedError } from './protobuf/codec.js';
 import { splitRequestTarget } from './request-info.js';
+import { auditResponseObject } from './audit/filter.js';
 
 /** The query of a request, parsed from its raw target (for writers that run outside the chain). */
 function queryOf(req: IncomingMessage): URLSearchParams {
@@ -99,6 +100,7 @@ export function encode(obj: unknown, format: ResponseFormat, pretty: boolean): s
 
 /** Writes an API object with the negotiated encoding. */
 export function writeObject(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, code: number, obj: unknown, format: ResponseFormat): void {
+  auditResponseObject(req, obj);
   const body = encode(obj, format, isPretty(query, req));
   res.statusCode = code;
   res.setHeader('Content-Type', format.contentType);

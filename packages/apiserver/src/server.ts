@@ -28,6 +28,7 @@ import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { withCustomResources } from './crd/index.js';
+import { withAudit, withAuditID, withFailedAuthenticationAudit } from './audit/index.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -97,12 +98,15 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     throw pathNotFound();
   };
 
-  // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → authenticate
-  // → impersonate → max in-flight → authorize → route.
+  // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
+  // authenticate (failures audited) → audit → impersonate → max in-flight → authorize → route.
   const authorized = withAuthorization(route, config.authorizer);
   const limited = withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight });
   const impersonated = withImpersonation(limited, config.authorizer);
-  return withRecover(withRequestInfo(withAuthentication(impersonated, config.authenticator, { anonymous: options.authentication.anonymous })), config.log);
+  const audited = config.audit ? withAudit(impersonated, config.audit) : impersonated;
+  let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous });
+  if (config.audit) authenticated = withFailedAuthenticationAudit(authenticated, config.audit);
+  return withRecover(withRequestInfo(withAuditID(authenticated)), config.log);
 }
 
 /** Serves a config: listens, runs post-start hooks and controllers, writes the admin kubeconfig. */

@@ -7,7 +7,8 @@ import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { forbidden, tooManyRequests, unauthorized } from '@plinth/api';
 import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, forbiddenMessage, type Attributes, type Authenticator, type Authorizer } from '@plinth/auth';
-import { setContext, contextOf, type Handler } from '../context.js';
+import { setContext, contextOf, addAuditAnnotation, type Handler } from '../context.js';
+import { isAudited } from '../audit/filter.js';
 import { parseRequestInfo, splitRequestTarget } from '../request-info.js';
 import { writeError } from '../http.js';
 import type { Logger } from '../log.js';
@@ -97,6 +98,9 @@ export function attributesOf(req: IncomingMessage): Attributes {
   };
 }
 
+const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
+const REASON_ANNOTATION = 'authorization.k8s.io/reason';
+
 /**
  * kube's WithAuthorization: a request not allowed is a 403 Forbidden naming the user and the
  * action (and the authorizers' reasons), or a 500 when an authorizer failed.
@@ -105,14 +109,25 @@ export function withAuthorization(next: Handler, authorizer: Authorizer): Handle
   return async (req: IncomingMessage, res: ServerResponse) => {
     const attrs = attributesOf(req);
     const decision = await authorizer.authorize(attrs);
+    // kube's audit annotations of the decision (kept only when the request is audited).
+    const audited = isAudited(req);
+    if (audited && decision.decision === 'allow') {
+      addAuditAnnotation(req, DECISION_ANNOTATION, 'allow');
+      addAuditAnnotation(req, REASON_ANNOTATION, decision.reason ?? '');
+    }
     // An authorizer that failed (and no other allowed): kube's responsewriters.InternalError, plain text.
     if (decision.decision !== 'allow' && decision.error) {
+      if (audited) addAuditAnnotation(req, REASON_ANNOTATION, 'internal error');
       const text = `Internal Server Error: ${JSON.stringify(req.url ?? '')}: ${decision.error}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
       res.end(`${text}\n`);
       return;
     }
     if (decision.decision !== 'allow') {
+      if (audited) {
+        addAuditAnnotation(req, DECISION_ANNOTATION, 'forbid');
+        addAuditAnnotation(req, REASON_ANNOTATION, decision.reason ?? '');
+      }
       const msg = forbiddenMessage(attrs);
       throw forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, decision.reason ? `${msg}: ${decision.reason}` : msg);
     }

@@ -6,6 +6,7 @@ import { bodyEncoding } from '../negotiation.js';
 import { parseBody, readBody } from '../http.js';
 import { decodeInto } from '../registry/codec.js';
 import type { ResourceRequest } from './scope.js';
+import { auditRequestObject } from '../audit/filter.js';
 
 /** The body (JSON, YAML or Protobuf by Content-Type) decoded into `kind`, defaults applied. */
 export async function readKind(req: IncomingMessage, kind: KindDefinition, catalog: Catalog): Promise<StoredObject> {
@@ -13,7 +14,9 @@ export async function readKind(req: IncomingMessage, kind: KindDefinition, catal
   // A kind without a Protobuf form takes JSON and YAML only (kube: 415 naming them).
   if (encoding === 'protobuf' && !servesProtobuf(kind)) throw unsupportedMediaType(['application/json', 'application/yaml']);
   const raw = parseBody(await readBody(req), encoding);
-  return decodeInto(kind, catalog, raw);
+  const obj = decodeInto(kind, catalog, raw);
+  auditRequestObject(req, obj);
+  return obj;
 }
 
 export function readObject(r: ResourceRequest): Promise<StoredObject> {

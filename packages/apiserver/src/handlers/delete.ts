@@ -6,6 +6,7 @@ import { negotiate, bodyEncoding } from '../negotiation.js';
 import { parseBody, readBody, writeObject } from '../http.js';
 import { parseDryRun, parseListOptions } from './options.js';
 import type { ResourceRequest } from './scope.js';
+import { auditRequestObject } from '../audit/filter.js';
 
 interface DeleteOptionsBody {
   preconditions?: Preconditions;
@@ -24,6 +25,7 @@ async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptionsBody>
   if (body.length > 0 && body.toString('utf8').trim() !== '') {
     const raw = parseBody(body, bodyEncoding(r.req.headers['content-type']));
     if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: expected DeleteOptions');
+    auditRequestObject(r.req, raw);
     if (raw['kind'] !== undefined && raw['kind'] !== 'DeleteOptions') {
       throw badRequest(`${String(raw['kind'])} in version "${String(raw['apiVersion'] ?? '')}" cannot be handled as a DeleteOptions`);
     }

@@ -31,6 +31,7 @@ import type { PatchOperation } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from './options.js';
 import { checkName } from './update.js';
 import type { ResourceRequest } from './scope.js';
+import { auditRequestPatch } from '../audit/filter.js';
 
 type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -107,6 +108,7 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
   let op: PatchOperation;
   if (type === 'apply') {
     const raw = parseApplyBody(body);
+    auditRequestPatch(r.req, raw);
     // kube reads an apply body without a typed decode: the field manager's version check answers.
     const expected = apiVersionOf(r.def);
     if (raw['apiVersion'] !== expected) {
@@ -117,6 +119,7 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
     op = { kind: 'apply', applied, force };
   } else {
     const patch = parseJson(body);
+    auditRequestPatch(r.req, patch);
     const schema = fullSchemaOf(r.def);
     const defs = schemaDefinitions();
     op = {
