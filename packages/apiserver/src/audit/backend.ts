@@ -72,7 +72,7 @@ function backupTime(path: string, file: string): number | undefined {
  * kube's ensureLogFile: the directory and the file exist and open for writing at start (mode
  * 0600), so a path that can never work fails start-up, not every request later.
  */
-function ensureLogFile(path: string): void {
+export function ensureLogFile(path: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     closeSync(openSync(path, 'a+', 0o600));

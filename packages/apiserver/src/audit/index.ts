@@ -4,7 +4,7 @@
  */
 import type { ServerOptions } from '../flags.js';
 import type { Logger } from '../log.js';
-import { createLogBackend, LOG_FORMATS, type LogFormat } from './backend.js';
+import { createLogBackend, ensureLogFile, LOG_FORMATS, type LogFormat } from './backend.js';
 import { loadPolicyFile } from './policy.js';
 import type { AuditDeps } from './filter.js';
 
@@ -44,7 +44,9 @@ export function validateAuditFlags(f: ServerOptions): string[] {
 export function createAudit(f: ServerOptions, log: Logger, hooks: AuditHooks = {}): Audit | undefined {
   const policy = f.auditPolicyFile ? loadPolicyFile(f.auditPolicyFile) : undefined;
   if (!policy) {
-    if (f.auditLogPath) log.info('no audit policy file provided, no events will be recorded for the log backend');
+    // kube opens the log file even then (a path that cannot be one fails start-up), but writes nothing.
+    if (f.auditLogPath && f.auditLogPath !== '-') ensureLogFile(f.auditLogPath);
+    if (f.auditLogPath) log.v(2, 'no audit policy file provided, no events will be recorded for the log backend');
     return undefined;
   }
   if (!f.auditLogPath) return undefined;
