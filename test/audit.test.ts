@@ -22,6 +22,7 @@ rules:
     omitStages: ["RequestReceived"]
   - level: RequestResponse
     resources: [{group: "", resources: ["configmaps"], resourceNames: ["rr-cm"]}]
+    omitManagedFields: true
   - level: None
     verbs: ["list"]
     namespaces: ["kube-public"]
@@ -154,6 +155,9 @@ test('RequestResponse level (resources + resourceNames): request and response ob
   assert.equal(got.level, 'RequestResponse');
   assert.equal(got.responseObject.kind, 'ConfigMap');
   assert.deepEqual(got.responseObject.data, { a: '1' });
+  // The rule's omitManagedFields drops them from the logged objects (the response still has them).
+  assert.equal(got.responseObject.metadata.managedFields, undefined);
+  assert.equal(got.responseObject.metadata.name, 'rr-cm');
   assert.equal(got.requestObject, undefined);
 
   const patchID = newID('rr-patch');
@@ -286,7 +290,13 @@ test('rotation by size keeps --audit-log-maxbackup backups, named as lumberjack 
     }, 10_000, 'exactly one backup');
     for (const f of [...backups, 'audit.log']) {
       assert.ok(statSync(join(dir, f)).size <= 1024 * 1024, `${f} is over 1 MiB`);
-      for (const line of readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean)) assert.equal(JSON.parse(line).kind, 'Event');
+      for (const line of readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean)) {
+        const e = JSON.parse(line);
+        assert.equal(e.kind, 'Event');
+        // Without omitManagedFields the objects are logged whole.
+        assert.ok(Array.isArray(e.responseObject.metadata.managedFields));
+        assert.equal(e.requestObject.data.big.length, big.length);
+      }
     }
   } finally {
     await p.stop();
