@@ -69,7 +69,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
-  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission }), { catalog, stores });
+  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates }), { catalog, stores });
   const openapi = createOpenAPIHandler(catalog, { verbs: SERVED_VERBS });
 
   const route: Handler = async (req, res) => {
