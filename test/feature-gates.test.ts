@@ -111,14 +111,18 @@ test('ServerSideFieldValidation=true: Strict rejects unknown fields, Warn warns,
     assert.equal(ignore.headers['warning'], undefined);
 
     // Update and patch are checked the same way (nested paths, list indexes).
-    const put = await client.put('/api/v1/namespaces/default/serviceaccounts/default?fieldValidation=Strict', {
+    const update = await client.put('/api/v1/namespaces/default/serviceaccounts/default?fieldValidation=Strict', {
       apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' }, secrets: [{ name: 's', junk: true }],
     });
-    assert.equal(put.status, 400);
-    assert.match(put.body.message, /strict decoding error: unknown field "secrets\[0\]\.junk"/);
+    assert.equal(update.status, 400);
+    assert.match(update.body.message, /strict decoding error: unknown field "secrets\[0\]\.junk"/);
     const patch = await client.request('PATCH', '/api/v1/namespaces/default/configmaps/warn?fieldValidation=Strict', { body: { extra: { x: 1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
     assert.equal(patch.status, 400);
     assert.match(patch.body.message, /unknown field "extra"/);
+
+    // OpenAPI advertises the parameter (what kubectl checks before sending it).
+    const put = (await client.get('/openapi/v2')).body.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].put;
+    assert.ok(put.parameters.some((q: { name: string }) => q.name === 'fieldValidation'));
 
     const bad = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Loud', cm('bad'));
     assert.equal(bad.status, 422);
@@ -129,6 +133,8 @@ test('ServerSideFieldValidation=true: Strict rejects unknown fields, Warn warns,
     const r = await client.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { metadata: { name: 'gate-off' }, spec: { foo: 1 } });
     assert.equal(r.status, 201);
     assert.equal(r.headers['warning'], undefined);
+    const put = (await client.get('/openapi/v2')).body.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].put;
+    assert.ok(!put.parameters.some((q: { name: string }) => q.name === 'fieldValidation'));
   });
 });
 

@@ -70,7 +70,11 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
   const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates }), { catalog, stores });
-  const openapi = createOpenAPIHandler(catalog, { verbs: SERVED_VERBS });
+  const openapi = createOpenAPIHandler(catalog, {
+    verbs: SERVED_VERBS,
+    fieldValidation: config.options.featureGates.enabled('ServerSideFieldValidation'),
+    serverSideApply: config.options.featureGates.enabled('ServerSideApply'),
+  });
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);
