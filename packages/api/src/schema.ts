@@ -90,9 +90,11 @@ function jsonTypeName(v: unknown): string {
 /**
  * Returns `value` conformed to `schema` (a new object for objects and arrays; scalars as they are),
  * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
- * for messages, e.g. `ServiceAccount.secrets`.
+ * for messages, e.g. `ServiceAccount.secrets`. Unknown fields are dropped; with `unknown` given,
+ * their JSON paths (`spec.containers[0].foo`, as kube's strict decoding names them) are added to
+ * it — `path` is the path of `value` itself.
  */
-export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1): unknown {
+export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = ''): unknown {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'object') checkDepth(depth);
   let sch = schema;
@@ -144,7 +146,9 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
     case 'array': {
       if (!Array.isArray(value)) throw mismatch();
       const items = sch.items;
-      return items ? value.map((v) => conform(v, items, defs, where, depth + 1) ?? zeroOf(items, defs)) : value.slice();
+      if (!items) return value.slice();
+      if (unknown) return value.map((v, i) => conform(v, items, defs, where, depth + 1, unknown, `${path}[${i}]`) ?? zeroOf(items, defs));
+      return value.map((v) => conform(v, items, defs, where, depth + 1) ?? zeroOf(items, defs));
     }
     default: {
       if (!isPlainObject(value)) throw mismatch();
@@ -154,15 +158,16 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
           const ps = sch.properties[k];
           if (!ps) {
             if (sch['x-kubernetes-preserve-unknown-fields']) out[k] = v;
+            else unknown?.push(path ? `${path}.${k}` : k);
             continue; // kube drops unknown fields on decode
           }
-          const c = conform(v, ps, defs, `${where}.${k}`, depth + 1);
+          const c = unknown ? conform(v, ps, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, ps, defs, `${where}.${k}`, depth + 1);
           if (c !== undefined && !omittedWhenEmpty(c, ps, defs)) out[k] = c;
         }
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
         for (const [k, v] of Object.entries(value)) {
-          const c = conform(v, vs, defs, `${where}.${k}`, depth + 1);
+          const c = unknown ? conform(v, vs, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, vs, defs, `${where}.${k}`, depth + 1);
           out[k] = c === undefined ? zeroOf(vs, defs) : c;
         }
       } else {

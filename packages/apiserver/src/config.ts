@@ -26,6 +26,7 @@ import { openIDMetadataRoutes } from './openid-metadata.js';
 import type { HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
 import { createAudit, type Audit } from './audit/index.js';
+import { isDisabled } from './runtime-config.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -157,9 +158,16 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
 
     const catalog = new Catalog(builtinResources());
     const keys = createKeyFunctions(opts.etcdPrefix);
-    const def = (group: string, version: string, plural: string): ResourceDefinition => catalog.lookup(group, version, plural)!;
+    // Every built-in definition, served or not: components reach stores through these, and a
+    // version --runtime-config turns off keeps its store (another version may store through it).
+    const builtins = new Map(catalog.all().map((d) => [`${d.group}/${d.version}/${d.plural}`, d]));
+    const builtinNamespaced = catalog.namespacedResources();
+    const def = (group: string, version: string, plural: string): ResourceDefinition => builtins.get(`${group}/${version}/${plural}`)!;
     // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
-    watchCaches = opts.watchCache ? new WatchCaches(storage, { onError: (msg, err) => log.error(msg, { error: String(err ?? '') }) }) : undefined;
+    watchCaches = opts.watchCache ? new WatchCaches(storage, {
+          onError: (msg, err) => log.error(msg, { error: String(err ?? '') }),
+          consistentReadsFromCache: options.featureGates.enabled('ConsistentListFromCache'),
+        }) : undefined;
     const storeOf = new Map<ResourceDefinition, Store>();
     for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind) : storage);
     const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name), fallback);
@@ -253,7 +261,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           startNamespaceControllers({
             namespaces,
             serviceAccounts: stores.get(def('', 'v1', 'serviceaccounts'))!,
-            namespacedStores: () => catalog.namespacedResources().flatMap((d) => stores.get(d) ?? []),
+            namespacedStores: () => [...new Set([...builtinNamespaced, ...catalog.namespacedResources()])].flatMap((d) => stores.get(d) ?? []),
             log,
           }),
       },
@@ -273,6 +281,14 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       },
       apiextensions.controller,
     ];
+
+    // --runtime-config: what is off leaves the served catalog (404, gone from discovery and
+    // OpenAPI); its store stays.
+    const disabled = catalog.all().filter((d) => isDisabled(options.disabledResources, d));
+    if (disabled.length > 0) {
+      catalog.remove(disabled);
+      log.info('API versions and resources disabled by --runtime-config', { resources: disabled.map((d) => `${apiVersionOf(d)}/${d.plural}`) });
+    }
 
     const cache = watchCaches;
     const comp = compactor;

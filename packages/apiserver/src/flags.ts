@@ -3,6 +3,7 @@
  * bare booleans, `-v`). Unknown flags and bad values fail fast with a clear message.
  */
 import { isIP } from 'node:net';
+import { featureGatesUsage } from './features.js';
 
 export interface ServerOptions {
   securePort: number;
@@ -154,7 +155,7 @@ const SPECS: FlagSpec[] = [
   { name: 'max-mutating-requests-inflight', kind: 'int', key: 'maxMutatingRequestsInflight', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'shutdown-delay-duration', kind: 'duration', key: 'shutdownDelayDuration', default: '0s', usage: 'Time to delay the termination. During that time /readyz fails while the server keeps serving.' },
   { name: 'livez-grace-period', kind: 'duration', key: 'livezGracePeriod', default: '0s', usage: "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver's start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true." },
-  { name: 'feature-gates', kind: 'mapBool', key: 'featureGates', default: '', usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features. The gates are listed below.' },
+  { name: 'feature-gates', kind: 'mapBool', key: 'featureGates', default: '', usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features. Options are (gates marked [declared, not implemented] are accepted but change nothing in plinth):' },
   { name: 'runtime-config', kind: 'config', key: 'runtimeConfig', default: '', usage: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true); <group>/<version>/<resource>=true|false for a resource; api/all=true|false controls all API versions; api/ga=true|false controls all API versions of the form v[0-9]+; api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+; api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+. An omitted value means true.' },
   { name: 'audit-policy-file', kind: 'string', key: 'auditPolicyFile', default: '', usage: 'Path to the file that defines the audit policy configuration.' },
   { name: 'audit-log-path', kind: 'string', key: 'auditLogPath', default: '', usage: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out." },
@@ -297,6 +298,9 @@ const KIND_NAMES: Partial<Record<Kind, string>> = { map: 'key=value', mapBool: '
 
 export function usage(): string {
   const lines = ['Usage: plinth-apiserver [flags]', '', 'Flags:'];
-  for (const s of SPECS) lines.push(`      --${s.name}${s.kind === 'bool' ? '' : ` ${KIND_NAMES[s.kind] ?? s.kind}`}`.padEnd(44) + `${s.usage}${s.default ? ` (default ${s.kind === 'string' ? JSON.stringify(s.default) : s.default})` : ''}`);
+  for (const s of SPECS) {
+    lines.push(`      --${s.name}${s.kind === 'bool' ? '' : ` ${KIND_NAMES[s.kind] ?? s.kind}`}`.padEnd(44) + `${s.usage}${s.default ? ` (default ${s.kind === 'string' ? JSON.stringify(s.default) : s.default})` : ''}`);
+    if (s.name === 'feature-gates') for (const gate of featureGatesUsage()) lines.push(`${''.padEnd(44)}${gate}`);
+  }
   return lines.join('\n');
 }

@@ -7,6 +7,8 @@ import { enabledAdmissionPlugins, validateAdmissionPlugins } from '@plinth/admis
 import { FlagError, type ServerOptions } from './flags.js';
 import { featureGatesFrom, type FeatureGates } from './features.js';
 import { validateAuditFlags } from './audit/index.js';
+import { builtinResources } from '@plinth/api';
+import { disabledByRuntimeConfig } from './runtime-config.js';
 
 export interface CompletedOptions {
   flags: ServerOptions;
@@ -15,6 +17,8 @@ export interface CompletedOptions {
   admissionPlugins: string[];
   authorization: AuthorizationOptions;
   featureGates: FeatureGates;
+  /** The built-in definitions `--runtime-config` turns off, as `group/version/plural` (see runtime-config.ts). */
+  disabledResources: ReadonlySet<string>;
   /** Warnings to log at start (e.g. a GA feature gate set). */
   warnings: string[];
 }
@@ -106,6 +110,7 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   const warnings: string[] = [];
   const featureGates = featureGatesFrom(flags.featureGates, errs, (w) => warnings.push(w));
   errs.push(...validateAuditFlags(flags));
+  const disabledResources = disabledByRuntimeConfig(flags.runtimeConfig, builtinResources(), errs, (w) => warnings.push(w));
   if (errs.length > 0) throw new FlagError(errs.join('\n'));
-  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, warnings };
+  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, disabledResources, warnings };
 }

@@ -70,8 +70,12 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
-  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission }), { catalog, stores });
-  const openapi = createOpenAPIHandler(catalog, { verbs: SERVED_VERBS });
+  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates }), { catalog, stores });
+  const openapi = createOpenAPIHandler(catalog, {
+    verbs: SERVED_VERBS,
+    fieldValidation: config.options.featureGates.enabled('ServerSideFieldValidation'),
+    serverSideApply: config.options.featureGates.enabled('ServerSideApply'),
+  });
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);

@@ -24,6 +24,11 @@ export interface CacherOptions {
   kind: string;
   /** Events kept for watches that resume from an older resourceVersion. */
   historyLimit?: number;
+  /**
+   * Consistent reads (resourceVersion unset) answered from the cache once it provably caught up
+   * (plinth's ConsistentListFromCache gate, default true); false: they go to etcd.
+   */
+  consistentReadsFromCache?: boolean;
   onError?: (msg: string, err: unknown) => void;
 }
 
@@ -35,6 +40,8 @@ export interface CacherStats {
   historyFloor: number;
   consistentReadsFromCache: number;
   consistentReadsFallback: number;
+  /** Consistent reads sent to etcd because consistentReadsFromCache is off. */
+  consistentReadsFromEtcd: number;
 }
 
 export class Cacher implements Store {
@@ -67,7 +74,8 @@ export class Cacher implements Store {
    */
   #addedEvents: WeakMap<StoredObject, ObjectEvent> | undefined;
   #initialStreams = 0;
-  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0 };
+  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0 };
+  readonly #consistentFromCache: boolean;
 
   constructor(opts: CacherOptions) {
     if (!opts.prefix.endsWith('/')) throw new Error('cacher prefix must end in /');
@@ -77,6 +85,7 @@ export class Cacher implements Store {
     this.#kind = opts.kind;
     this.#historyLimit = opts.historyLimit ?? 10_000;
     this.#onError = opts.onError ?? (() => undefined);
+    this.#consistentFromCache = opts.consistentReadsFromCache ?? true;
   }
 
   get ready(): boolean {
@@ -345,6 +354,10 @@ export class Cacher implements Store {
     if (!this.#ready || !key.startsWith(this.#prefix)) return this.#etcd.get(key, opts);
     const rv = opts.resourceVersion ?? '';
     if (rv === '') {
+      if (!this.#consistentFromCache) {
+        this.#stats.consistentReadsFromEtcd++;
+        return this.#etcd.get(key, opts);
+      }
       if (!(await this.#waitConsistent(key, true))) return this.#etcd.get(key, opts);
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), key);
@@ -362,6 +375,10 @@ export class Cacher implements Store {
     const delegate = !this.#ready || !prefix.startsWith(this.#prefix) || !!opts.continue || opts.resourceVersionMatch === 'Exact' || (!!opts.limit && rv !== '0');
     if (delegate) return this.#etcd.list(prefix, opts);
     if (rv === '') {
+      if (!this.#consistentFromCache) {
+        this.#stats.consistentReadsFromEtcd++;
+        return this.#etcd.list(prefix, opts);
+      }
       if (!(await this.#waitConsistent(prefix, false))) return this.#etcd.list(prefix, opts);
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), prefix);

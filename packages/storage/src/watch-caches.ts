@@ -10,6 +10,8 @@ import type { RawWatch } from './watch-mux.js';
 export interface WatchCachesOptions {
   /** How often watchers that asked for bookmarks get one (ms). */
   bookmarkIntervalMs?: number;
+  /** See CacherOptions.consistentReadsFromCache (default true). */
+  consistentReadsFromCache?: boolean;
   onError?: (msg: string, err: unknown) => void;
 }
 
@@ -34,7 +36,14 @@ export class WatchCaches {
    */
   add(prefix: string, apiVersion: string, kind: string): Cacher {
     if (this.#stopped) throw new Error('watch caches are stopped');
-    const c = new Cacher({ etcd: this.#etcd, prefix, apiVersion, kind, ...(this.#opts.onError ? { onError: this.#opts.onError } : {}) });
+    const c = new Cacher({
+      etcd: this.#etcd,
+      prefix,
+      apiVersion,
+      kind,
+      ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
+      ...(this.#opts.consistentReadsFromCache === false ? { consistentReadsFromCache: false } : {}),
+    });
     this.#cachers.push(c);
     // Its first sync reads a snapshot newer than any compaction seen so far.
     if (this.#started) void c.start();

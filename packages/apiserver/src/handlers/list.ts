@@ -10,11 +10,20 @@ import type { ResourceRequest } from './scope.js';
 export async function handleList(r: ResourceRequest, watch: boolean): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: servesProtobuf(r.def) });
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
-  const opts = parseListOptions(r.def, r.query, watch);
+  // APIListChunking off: kube's storage ignores `limit` and `continue` (the whole list, no token).
+  const query = watch || r.features.enabled('APIListChunking') || (!r.query.has('limit') && !r.query.has('continue')) ? r.query : withoutPaging(r.query);
+  const opts = parseListOptions(r.def, query, watch);
   if (watch) {
     await serveWatch(r, opts, format, include);
     return;
   }
   const list = await r.store.list(r.scope, opts);
   writeObject(r.req, r.res, r.query, 200, format.table ? tableOfList(r.def, list, include, format.table) : list, format);
+}
+
+function withoutPaging(query: URLSearchParams): URLSearchParams {
+  const q = new URLSearchParams(query);
+  q.delete('limit');
+  q.delete('continue');
+  return q;
 }

@@ -30,6 +30,7 @@ import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.j
 import type { PatchOperation } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from './options.js';
 import { checkName } from './update.js';
+import { fieldValidationOf, reportUnknownFields } from './body.js';
 import type { ResourceRequest } from './scope.js';
 import { auditRequestPatch } from '../audit/filter.js';
 
@@ -41,6 +42,8 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/strategic-merge-patch+json': 'strategic',
   'application/apply-patch+yaml': 'apply',
 };
+/** kube offers the apply patch type only with ServerSideApply on. */
+const PATCH_TYPES_WITHOUT_APPLY = Object.keys(PATCH_TYPES).filter((t) => PATCH_TYPES[t] !== 'apply');
 
 /** kube's error for a patch that cannot be applied (NewGenericServerResponse with the code). */
 function patchFailed(e: PatchError): StatusError {
@@ -99,10 +102,13 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const type = PATCH_TYPES[mediaType];
-  if (!type) throw unsupportedMediaType(Object.keys(PATCH_TYPES));
+  const ssa = r.features.enabled('ServerSideApply');
+  if (!type || (type === 'apply' && !ssa)) throw unsupportedMediaType(ssa ? Object.keys(PATCH_TYPES) : PATCH_TYPES_WITHOUT_APPLY);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
 
   const { force, manager } = patchOptions(r.query, type === 'apply', r.req.headers['user-agent']);
+  const validation = fieldValidationOf(r, 'PatchOptions');
+  const unknown: string[] | undefined = validation === 'Ignore' ? undefined : [];
 
   const body = await readBody(r.req);
   let op: PatchOperation;
@@ -114,7 +120,8 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
     if (raw['apiVersion'] !== expected) {
       throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(raw['apiVersion'])}, expected: ${expected}`);
     }
-    const applied = decodeInto(r.def, r.catalog, raw, false);
+    const applied = decodeInto(r.def, r.catalog, raw, false, unknown);
+    if (unknown) reportUnknownFields(r, validation, r.def, unknown);
     checkName(r, applied.metadata.name, applied.metadata.namespace);
     op = { kind: 'apply', applied, force };
   } else {
@@ -136,12 +143,16 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
         }
         // A JSON patch can nest the object deeper than its own text does (copy into itself).
         if (exceedsNestingDepth(patched)) throw new NestingTooDeepError('the patched object');
-        const decoded = decodeInto(r.def, r.catalog, patched);
+        // Unknown fields of the patched object (a retry starts over: each is reported once).
+        if (unknown) unknown.length = 0;
+        const decoded = decodeInto(r.def, r.catalog, patched, true, unknown);
+        if (unknown) reportUnknownFields(r, validation, r.def, unknown);
         checkName(r, decoded.metadata.name, decoded.metadata.namespace);
         return decoded;
       },
     };
   }
-  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
+  // ServerSideApply off: kube builds no field manager, so managedFields are not tracked.
+  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager: ssa ? manager : undefined, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }

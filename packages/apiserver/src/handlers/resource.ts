@@ -26,6 +26,7 @@ import { addWarning, writeObject } from '../http.js';
 import type { ResourceRequest } from './scope.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
+import type { FeatureGates } from '../features.js';
 import { handleCreate } from './create.js';
 import { handleUpdate, checkName } from './update.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
@@ -44,6 +45,7 @@ export interface ResourceHandlerDeps {
   /** What answers every resource that is not stored and every sub-resource of its own kind. */
   createOnly: CreateOnlyStorages;
   admission: AdmissionChain;
+  features: FeatureGates;
 }
 
 /** Every catalog entry has what serves it; a gap is a start-up error, not a 500 later. */
@@ -81,6 +83,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       def,
       store,
       catalog: deps.catalog,
+      features: deps.features,
       scope: { user: user!, namespace: def.namespaced ? info.namespace : '', warn: (m) => addWarning(res, m) },
     };
     if (info.subresource) {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog, ResourceDefinition } from '@plinth/api';
 import type { ResourceStore, RequestScope } from '../registry/store.js';
 import type { RequestInfo } from '../request-info.js';
+import type { FeatureGates } from '../features.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -13,4 +14,6 @@ export interface ResourceRequest {
   store: ResourceStore;
   scope: RequestScope;
   catalog: Catalog;
+  /** The server's feature gates (`--feature-gates`). */
+  features: FeatureGates;
 }

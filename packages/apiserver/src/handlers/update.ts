@@ -4,17 +4,18 @@ import { badRequest } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
 import { parseDryRun, parseFieldManager } from './options.js';
-import { readObject } from './body.js';
+import { fieldValidationOf, readObject } from './body.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
-  const obj = await readObject(r);
+  const obj = await readObject(r, fieldValidationOf(r, 'UpdateOptions'));
   checkName(r, obj.metadata.name, obj.metadata.namespace);
   obj.metadata.name = r.info.name;
-  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined });
+  // ServerSideApply off: kube builds no field manager, so managedFields are not tracked.
+  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager: r.features.enabled('ServerSideApply') ? manager : undefined, fieldManager: r.query.get('fieldManager') || undefined });
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }
 

@@ -151,6 +151,18 @@ test('v2: the verbs option limits the published operations; fieldValidation is n
   });
 });
 
+test('v2: with ServerSideFieldValidation on, create, update and patch advertise fieldValidation; ServerSideApply off drops the apply media type', () => {
+  const gated = buildSwagger(catalog, { fieldValidation: true, serverSideApply: false });
+  const item = obj(obj(gated['paths'])['/api/v1/namespaces/{namespace}/configmaps/{name}']);
+  const names = (op: string): JSONValue[] => (obj(item[op])['parameters'] as JSONObject[]).map((p) => p['name']!);
+  assert.deepEqual(names('put'), ['body', 'dryRun', 'fieldManager', 'fieldValidation']);
+  assert.deepEqual(names('patch'), ['body', 'dryRun', 'fieldManager', 'fieldValidation', 'force']);
+  assert.ok(!(obj(item['patch'])['consumes'] as string[]).includes('application/apply-patch+yaml'));
+  const coll = obj(obj(gated['paths'])['/api/v1/namespaces/{namespace}/configmaps']);
+  assert.ok((obj(coll['post'])['parameters'] as JSONObject[]).some((p) => p['name'] === 'fieldValidation'));
+  assert.ok(!(obj(obj(paths['/api/v1/namespaces/{namespace}/configmaps/{name}'])['patch'])['consumes'] as string[]).every((m) => m !== 'application/apply-patch+yaml'));
+});
+
 test('v3: one document per served group-version; refs wrapped and resolvable', () => {
   const { groupVersions } = buildV3(catalog);
   assert.deepEqual([...groupVersions.keys()], ['api/v1', 'apis/admissionregistration.k8s.io/v1', 'apis/apiextensions.k8s.io/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/coordination.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/events.k8s.io/v1beta1', 'apis/rbac.authorization.k8s.io/v1']);

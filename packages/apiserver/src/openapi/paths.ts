@@ -61,6 +61,7 @@ const P = {
   force: q('force', 'boolean', 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.'),
   gracePeriodSeconds: q('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.'),
   orphanDependents: q('orphanDependents', 'boolean', 'Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object\'s finalizers list. Either this field or PropagationPolicy may be set, but not both.'),
+  fieldValidation: q('fieldValidation', 'string', 'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields, provided that the `ServerSideFieldValidation` feature gate is also enabled. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23 and is the default behavior when the `ServerSideFieldValidation` feature gate is disabled. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default when the `ServerSideFieldValidation` feature gate is enabled. - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered.'),
   propagationPolicy: q('propagationPolicy', 'string', "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground."),
 };
 
@@ -71,6 +72,15 @@ const byName = (a: Param, b: Param): number => (a.name < b.name ? -1 : a.name > 
 const OBJECT_MEDIA = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 const STREAM_MEDIA = [...OBJECT_MEDIA, 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
 const PATCH_MEDIA = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const PATCH_MEDIA_WITHOUT_APPLY = PATCH_MEDIA.filter((m) => m !== 'application/apply-patch+yaml');
+
+/** What the feature gates change in the published operations. */
+export interface PathFeatures {
+  /** ServerSideFieldValidation: create, update and patch take `fieldValidation`. */
+  fieldValidation?: boolean;
+  /** ServerSideApply (default true): PATCH consumes apply patches. */
+  serverSideApply?: boolean;
+}
 const UNAUTHORIZED: [string, string, undefined] = ['401', 'Unauthorized', undefined];
 
 /**
@@ -84,7 +94,9 @@ function createOnlyPath(path: string, gvPath: string, params: Param[], create: O
 }
 
 /** The path entries of one resource (main resource, sub-resources and watch paths). */
-function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): PathEntry[] {
+function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean, features: PathFeatures): PathEntry[] {
+  const fv = features.fieldValidation ? [P.fieldValidation] : [];
+  const patchMedia = features.serverSideApply === false ? PATCH_MEDIA_WITHOUT_APPLY : PATCH_MEDIA;
   const verbs = (v: Verb): boolean => def.verbs.includes(v) && served(v);
   const gvPath = gvPrefix(def.group, def.version).slice(1);
   const base = `/${gvPath}`;
@@ -101,7 +113,7 @@ function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): P
     tag,
     action,
     gvk: opGVK,
-    consumes: method === 'patch' ? PATCH_MEDIA : ['*/*'],
+    consumes: method === 'patch' ? patchMedia : ['*/*'],
     produces,
     params,
     responses: [...responses, UNAUTHORIZED],
@@ -123,7 +135,7 @@ function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): P
   }
   if (verbs('create')) {
     const r: Operation['responses'] = [['200', 'OK', kindRef], ['201', 'Created', kindRef], ['202', 'Accepted', kindRef]];
-    collOps.push(op('post', 'post', `create${gv}${ns}${kind}`, `create a ${kind}`, [body(kindRef), P.dryRun, P.fieldManager], r));
+    collOps.push(op('post', 'post', `create${gv}${ns}${kind}`, `create a ${kind}`, [body(kindRef), P.dryRun, P.fieldManager, ...fv], r));
   }
   if (collOps.length === 1 && collOps[0]!.action === 'post') out.push(createOnlyPath(collection, gvPath, [...scope, P.pretty], collOps[0]!));
   else if (collOps.length) out.push({ path: collection, gvPath, params: [...scope, P.pretty], ops: collOps });
@@ -135,11 +147,11 @@ function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): P
   }
   if (verbs('get')) itemOps.push(op('get', 'get', `read${gv}${ns}${kind}`, `read the specified ${kind}`, [], [['200', 'OK', kindRef]]));
   if (verbs('patch')) {
-    const params = [body(PATCH), P.dryRun, P.fieldManager, P.force];
+    const params = [body(PATCH), P.dryRun, P.fieldManager, ...fv, P.force];
     itemOps.push(op('patch', 'patch', `patch${gv}${ns}${kind}`, `partially update the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
   }
   if (verbs('update')) {
-    const params = [body(kindRef), P.dryRun, P.fieldManager];
+    const params = [body(kindRef), P.dryRun, P.fieldManager, ...fv];
     itemOps.push(op('put', 'put', `replace${gv}${ns}${kind}`, `replace the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
   }
   if (itemOps.length) out.push({ path: item, gvPath, params: [nameParam(), ...scope, P.pretty].sort(byName), ops: itemOps });
@@ -166,11 +178,11 @@ function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): P
     const subOps: Operation[] = [];
     if (subVerb('get')) subOps.push(op('get', 'get', `read${gv}${ns}${kind}${Sub}`, `read ${name} of the specified ${kind}`, [], [['200', 'OK', kindRef]]));
     if (subVerb('patch')) {
-      const params = [body(PATCH), P.dryRun, P.fieldManager, P.force];
+      const params = [body(PATCH), P.dryRun, P.fieldManager, ...fv, P.force];
       subOps.push(op('patch', 'patch', `patch${gv}${ns}${kind}${Sub}`, `partially update ${name} of the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
     }
     if (subVerb('update')) {
-      const params = [body(kindRef), P.dryRun, P.fieldManager];
+      const params = [body(kindRef), P.dryRun, P.fieldManager, ...fv];
       subOps.push(op('put', 'put', `replace${gv}${ns}${kind}${Sub}`, `replace ${name} of the specified ${kind}`, params, [['200', 'OK', kindRef], ['201', 'Created', kindRef]]));
     }
     if (subOps.length) out.push({ path: subPath, gvPath, params: [nameParam(), ...scope, P.pretty].sort(byName), ops: subOps });
@@ -199,8 +211,8 @@ function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean): P
  * Every path of every resource in the catalog, sorted by path. `served` limits the verbs to those
  * the server implements (default: every verb of each definition).
  */
-export function buildPaths(catalog: Catalog, served?: ReadonlySet<Verb>): PathEntry[] {
+export function buildPaths(catalog: Catalog, served?: ReadonlySet<Verb>, features: PathFeatures = {}): PathEntry[] {
   const out: PathEntry[] = [];
-  for (const def of catalog.all()) out.push(...resourcePaths(def, (v) => !served || served.has(v)));
+  for (const def of catalog.all()) out.push(...resourcePaths(def, (v) => !served || served.has(v), features));
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

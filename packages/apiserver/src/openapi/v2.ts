@@ -10,6 +10,10 @@ import { buildPaths, type Operation, type Param, type PathEntry } from './paths.
 export interface OpenAPIOptions {
   /** Only these verbs are published (default: every verb of each catalog entry). */
   verbs?: ReadonlySet<Verb>;
+  /** The ServerSideFieldValidation gate: create, update and patch advertise `fieldValidation`. */
+  fieldValidation?: boolean;
+  /** The ServerSideApply gate (default true): PATCH consumes `application/apply-patch+yaml`. */
+  serverSideApply?: boolean;
 }
 
 export function v2Param(p: Param): JSONObject {
@@ -57,7 +61,7 @@ export function buildSwagger(catalog: Catalog, opts: OpenAPIOptions = {}): JSONO
   const definitions: JSONObject = {};
   for (const [name, schema] of buildDefinitions(catalog)) definitions[name] = schema;
   const paths: JSONObject = {};
-  for (const entry of buildPaths(catalog, opts.verbs)) paths[entry.path] = v2PathItem(entry);
+  for (const entry of buildPaths(catalog, opts.verbs, opts)) paths[entry.path] = v2PathItem(entry);
   return sortKeys({
     definitions,
     info: { title: 'Kubernetes', version: VERSION.gitVersion.split('-')[0]! },

@@ -85,7 +85,7 @@ function v3PathItem(entry: PathEntry): JSONObject {
 export function buildV3(catalog: Catalog, opts: OpenAPIOptions = {}): V3Documents {
   const defs = buildDefinitions(catalog);
   const byGV = new Map<string, PathEntry[]>();
-  for (const entry of buildPaths(catalog, opts.verbs)) {
+  for (const entry of buildPaths(catalog, opts.verbs, opts)) {
     const list = byGV.get(entry.gvPath) ?? [];
     list.push(entry);
     byGV.set(entry.gvPath, list);

@@ -53,8 +53,9 @@ export function schemaDefinitions(): ReadonlyMap<string, Schema> {
 /**
  * Decodes a parsed body for `def`; throws 400 StatusErrors as kube words them. Defaults apply
  * unless `withDefaults` is false (a server-side apply body is merged first, defaulted after).
+ * `unknown`, when given, receives the paths of the unknown fields dropped (field validation).
  */
-export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, withDefaults = true): StoredObject {
+export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, withDefaults = true, unknown?: string[]): StoredObject {
   const expected = apiVersionOf(def);
   if (!isPlainObject(raw)) {
     throw badRequest(`the object provided is unrecognized: expected a JSON object, got ${Array.isArray(raw) ? 'an array' : typeof raw}`);
@@ -74,7 +75,7 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   }
   let obj: StoredObject;
   try {
-    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), definitions, def.kind) as StoredObject;
+    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), definitions, def.kind, 1, unknown) as StoredObject;
   } catch (e) {
     if (e instanceof DecodeError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${e.message}`);
     throw e;
