@@ -25,6 +25,7 @@ import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
 import type { HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
+import { ApiserverMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -63,6 +64,8 @@ export interface ServerConfig {
   /** Work done once the server listens, before controllers start (e.g. the system namespaces). */
   postStartHooks: Array<{ name: string; run(): Promise<void> }>;
   controllers: Controller[];
+  /** The Prometheus metrics (/metrics); recording is off with PLINTH_METRICS=off (benchmarks). */
+  metrics: ApiserverMetrics;
   compactNow(): Promise<boolean>;
   /**
    * Releases what building the config started: the authenticators' background work, the
@@ -132,7 +135,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     endpoints = [etcd.endpoint];
     log.info('embedded etcd started', { endpoint: etcd.endpoint, dataDir: join(dataDir, 'etcd') });
   }
-  const storage = new EtcdStore({ endpoints });
+  // PLINTH_METRICS=off (not a flag: the benchmarks' way to measure what recording costs).
+  const metrics = new ApiserverMetrics({ recording: process.env['PLINTH_METRICS'] !== 'off', showHidden: opts.showHiddenMetricsForVersion !== '', log });
+  const etcdObserver = etcdRequestObserver(metrics, opts.etcdPrefix);
+  const storage = new EtcdStore({ endpoints, ...(metrics.recording ? { observer: etcdObserver } : {}) });
+  let stopObjectCounts: (() => void) | undefined;
   let watchCaches: WatchCaches | undefined;
   let compactor: Compactor | undefined;
   let authenticator: Authenticator | undefined;
@@ -141,6 +148,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     authenticator?.close?.();
     authorizer?.close?.();
     compactor?.stop();
+    metrics.close();
+    stopObjectCounts?.();
     await watchCaches?.stop();
     await drained;
     await storage.close();
@@ -151,6 +160,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
 
     const catalog = new Catalog(builtinResources());
     const keys = createKeyFunctions(opts.etcdPrefix);
+    metrics.attach(catalog);
+    etcdObserver.attach(catalog);
     const def = (group: string, version: string, plural: string): ResourceDefinition => catalog.lookup(group, version, plural)!;
     // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
     watchCaches = opts.watchCache ? new WatchCaches(storage, { onError: (msg, err) => log.error(msg, { error: String(err ?? '') }) }) : undefined;
@@ -162,7 +173,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // Webhook configurations as the watch cache has them (kube's informer-backed managers).
     const configurations = (plural: string) => async (): Promise<StoredObject[]> =>
       (await storeOf.get(def('admissionregistration.k8s.io', 'v1', plural))!.list(keys.collectionPrefix(plural), { resourceVersion: '0' })).items;
-    const webhookDeps = { getNamespace: (name: string) => getNamespace('', name), warn: (msg: string, fields: Record<string, unknown>) => log.info(msg, fields) };
+    const webhookDeps = {
+      getNamespace: (name: string) => getNamespace('', name),
+      warn: (msg: string, fields: Record<string, unknown>) => log.info(msg, fields),
+      ...(metrics.recording ? { observeCall: metrics.webhookCall.bind(metrics) } : {}),
+    };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name) => getNamespace('', name),
       mutatingWebhook: () => createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations') }),
@@ -184,6 +199,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard }));
     }
     await watchCaches?.start();
+    const objectCounts = storageObjectsSource({ catalog, storage, watchCaches, collectionPrefix: (d) => keys.collectionPrefix(storagePathOf(d)), onError: (e) => log.error('counting stored objects failed', { error: String(e) }) });
+    stopObjectCounts = objectCounts.stop;
+    metrics.setStorageObjectsSource(objectCounts.source);
     compactor = startCompactor({
       client: storage.client,
       intervalMs: opts.etcdCompactionInterval,
@@ -295,6 +313,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         apiextensions.postStartHook,
       ],
       controllers,
+      metrics,
       compactNow: () => comp.tick(),
       close,
     };

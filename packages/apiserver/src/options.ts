@@ -6,6 +6,7 @@ import { completeAuthenticationOptions, validateAuthenticationOptions, validateA
 import { enabledAdmissionPlugins, validateAdmissionPlugins } from '@plinth/admission';
 import { FlagError, type ServerOptions } from './flags.js';
 import { featureGatesFrom, type FeatureGates } from './features.js';
+import { validateShowHiddenMetricsVersion } from './metrics/stability.js';
 
 export interface CompletedOptions {
   flags: ServerOptions;
@@ -104,6 +105,8 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   errs.push(...validateAuthorizationOptions(authorization));
   const warnings: string[] = [];
   const featureGates = featureGatesFrom(flags.featureGates, errs, (w) => warnings.push(w));
+  const hiddenMetrics = validateShowHiddenMetricsVersion(flags.showHiddenMetricsForVersion);
+  if (hiddenMetrics) errs.push(hiddenMetrics);
   if (errs.length > 0) throw new FlagError(errs.join('\n'));
   return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, warnings };
 }

@@ -28,6 +28,7 @@ import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { withCustomResources } from './crd/index.js';
+import { metricsHandler } from './metrics/index.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -71,6 +72,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   ]);
   const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission }), { catalog, stores });
   const openapi = createOpenAPIHandler(catalog, { verbs: SERVED_VERBS });
+  const { metrics } = config;
+  const serveMetrics = metricsHandler(metrics);
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);
@@ -81,10 +84,11 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     if (health) return serveHealth(req, res, path, query, health[1]!, health[1] === 'readyz' ? readyChecks : config.healthChecks);
     const extra = config.nonResourceRoutes.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      if (path === '/version' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
+      if (path === '/version' || path === '/metrics' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
       throw pathNotFound();
     }
     if (extra) return extra(req, res);
+    if (path === '/metrics') return serveMetrics(req, res);
     if (path === '/version' || path === '/version/') {
       writeObject(req, res, query, 200, VERSION, { encoding: 'json', contentType: 'application/json' });
       return;
@@ -98,11 +102,13 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   };
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → authenticate
-  // → impersonate → max in-flight → authorize → route.
-  const authorized = withAuthorization(route, config.authorizer);
-  const limited = withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight });
+  // → impersonate → max in-flight → authorize → route. Metrics: the route is instrumented (kube
+  // counts what its routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
+  const authorized = withAuthorization(metrics.instrument(route), config.authorizer);
+  const limited = metrics.trackInflight(withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }));
   const impersonated = withImpersonation(limited, config.authorizer);
-  return withRecover(withRequestInfo(withAuthentication(impersonated, config.authenticator, { anonymous: options.authentication.anonymous })), config.log);
+  const authMetrics = metrics.recording ? { metrics } : {};
+  return withRecover(withRequestInfo(withAuthentication(impersonated, config.authenticator, { anonymous: options.authentication.anonymous, ...authMetrics })), config.log);
 }
 
 /** Serves a config: listens, runs post-start hooks and controllers, writes the admin kubeconfig. */

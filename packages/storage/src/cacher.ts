@@ -79,6 +79,11 @@ export class Cacher implements Store {
     this.#onError = opts.onError ?? (() => undefined);
   }
 
+  /** The resource's key prefix (ending in '/'). */
+  get prefix(): string {
+    return this.#prefix;
+  }
+
   get ready(): boolean {
     return this.#ready;
   }
