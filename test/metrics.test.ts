@@ -292,3 +292,16 @@ test('hidden metrics: shown, marked deprecated, with --show-hidden-metrics-for-v
     await shown.stop();
   }
 });
+
+test('without watch caches, apiserver_storage_objects comes from an etcd count', async () => {
+  const direct = await startInProcess({ etcd, args: ['--watch-cache=false'] });
+  try {
+    const namespaces = (await direct.client.get('/api/v1/namespaces')).body.items.length as number;
+    await eventually(async () => valueOf(await scrape(direct.client), 'apiserver_storage_objects', { resource: 'namespaces' }) === namespaces, 10_000, 'the etcd count');
+    const m = await scrape(direct.client);
+    const lists = valueOf(m, 'etcd_request_duration_seconds_count', { operation: 'listWithCount', type: '*core.NamespaceList' });
+    assert.ok(lists !== undefined && lists >= 1, `listWithCount ${lists}`);
+  } finally {
+    await direct.stop();
+  }
+});
