@@ -19,6 +19,7 @@ import { memoryScenario } from './scenarios/memory.js';
 import { robustnessScenario } from './scenarios/robustness.js';
 import { authzScenario } from './scenarios/authz.js';
 import { crdScenario } from './scenarios/crd.js';
+import { metricsScenario } from './scenarios/metrics.js';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -92,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
       ['watch', watchScenario],
       ['authz', authzScenario],
       ['crd', crdScenario],
+      ['metrics', metricsScenario],
     ];
     for (const [name, fn] of scenarios) {
       if (only && !only.includes(name)) continue;

@@ -34,6 +34,8 @@ export interface PlinthOptions {
    * Scenarios that expect a start-up to fail set a shorter one so the bench does not wait long.
    */
   readyTimeoutMs?: number;
+  /** Extra environment (e.g. PLINTH_METRICS=off, which turns metrics recording off). */
+  env?: Record<string, string>;
 }
 
 export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
@@ -53,7 +55,7 @@ export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
   const t0 = Date.now();
   // PLINTH_BENCH_NODE_ARGS adds node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile.
   const nodeArgs = (process.env['PLINTH_BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
   let out = '';
   const keep = (d: Buffer): void => {
     out += d.toString();

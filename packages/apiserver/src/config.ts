@@ -27,6 +27,7 @@ import type { HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
 import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
+import { ApiserverMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -67,6 +68,8 @@ export interface ServerConfig {
   controllers: Controller[];
   /** The audit policy and log backend; undefined without --audit-policy-file and --audit-log-path. */
   audit: Audit | undefined;
+  /** The Prometheus metrics (/metrics); recording is off with PLINTH_METRICS=off (benchmarks). */
+  metrics: ApiserverMetrics;
   compactNow(): Promise<boolean>;
   /**
    * Releases what building the config started: the authenticators' background work, the
@@ -129,8 +132,15 @@ export function cachedGetter(store: Store, key: (namespace: string, name: string
 export async function buildConfig(options: CompletedOptions, log: Logger): Promise<ServerConfig> {
   const opts = options.flags;
   const dataDir = resolve(opts.dataDir);
+  // PLINTH_METRICS=off (not a flag: the benchmarks' way to measure what recording costs).
+  const metrics = new ApiserverMetrics({ recording: process.env['PLINTH_METRICS'] !== 'off', showHidden: opts.showHiddenMetricsForVersion !== '', log });
   // First: a bad policy file fails start-up before anything is started.
-  const audit = createAudit(opts, log);
+  const audit = createAudit(opts, log, {
+    onEvent: () => metrics.auditEvent(),
+    onError: (events) => {
+      for (let i = 0; i < events; i++) metrics.auditError('log');
+    },
+  });
   let etcd: EmbeddedEtcd | undefined;
   let endpoints = opts.etcdServers;
   if (endpoints.length === 0) {
@@ -138,7 +148,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     endpoints = [etcd.endpoint];
     log.info('embedded etcd started', { endpoint: etcd.endpoint, dataDir: join(dataDir, 'etcd') });
   }
-  const storage = new EtcdStore({ endpoints });
+  const etcdObserver = etcdRequestObserver(metrics, opts.etcdPrefix);
+  const storage = new EtcdStore({ endpoints, ...(metrics.recording ? { observer: etcdObserver } : {}) });
+  let stopObjectCounts: (() => void) | undefined;
   let watchCaches: WatchCaches | undefined;
   let compactor: Compactor | undefined;
   let authenticator: Authenticator | undefined;
@@ -147,6 +159,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     authenticator?.close?.();
     authorizer?.close?.();
     compactor?.stop();
+    metrics.close();
+    stopObjectCounts?.();
     await watchCaches?.stop();
     await drained;
     await audit?.backend.close();
@@ -162,6 +176,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // version --runtime-config turns off keeps its store (another version may store through it).
     const builtins = new Map(catalog.all().map((d) => [`${d.group}/${d.version}/${d.plural}`, d]));
     const builtinNamespaced = catalog.namespacedResources();
+    metrics.attach(catalog);
+    etcdObserver.attach(catalog);
     const def = (group: string, version: string, plural: string): ResourceDefinition => builtins.get(`${group}/${version}/${plural}`)!;
     // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
     watchCaches = opts.watchCache ? new WatchCaches(storage, {
@@ -176,7 +192,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // Webhook configurations as the watch cache has them (kube's informer-backed managers).
     const configurations = (plural: string) => async (): Promise<StoredObject[]> =>
       (await storeOf.get(def('admissionregistration.k8s.io', 'v1', plural))!.list(keys.collectionPrefix(plural), { resourceVersion: '0' })).items;
-    const webhookDeps = { getNamespace: (name: string) => getNamespace('', name), warn: (msg: string, fields: Record<string, unknown>) => log.info(msg, fields) };
+    const webhookDeps = {
+      getNamespace: (name: string) => getNamespace('', name),
+      warn: (msg: string, fields: Record<string, unknown>) => log.info(msg, fields),
+      ...(metrics.recording ? { observeCall: metrics.webhookCall.bind(metrics) } : {}),
+    };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name) => getNamespace('', name),
       mutatingWebhook: () => createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations') }),
@@ -198,6 +218,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard }));
     }
     await watchCaches?.start();
+    const objectCounts = storageObjectsSource({ catalog, storage, watchCaches, collectionPrefix: (d) => keys.collectionPrefix(storagePathOf(d)), onError: (e) => log.error('counting stored objects failed', { error: String(e) }) });
+    stopObjectCounts = objectCounts.stop;
+    metrics.setStorageObjectsSource(objectCounts.source);
     compactor = startCompactor({
       client: storage.client,
       intervalMs: opts.etcdCompactionInterval,
@@ -318,6 +341,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       ],
       controllers,
       audit,
+      metrics,
       compactNow: () => comp.tick(),
       close,
     };

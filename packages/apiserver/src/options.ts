@@ -9,6 +9,7 @@ import { featureGatesFrom, type FeatureGates } from './features.js';
 import { validateAuditFlags } from './audit/index.js';
 import { builtinResources } from '@plinth/api';
 import { disabledByRuntimeConfig } from './runtime-config.js';
+import { validateShowHiddenMetricsVersion } from './metrics/stability.js';
 
 export interface CompletedOptions {
   flags: ServerOptions;
@@ -111,6 +112,8 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   const featureGates = featureGatesFrom(flags.featureGates, errs, (w) => warnings.push(w));
   errs.push(...validateAuditFlags(flags));
   const disabledResources = disabledByRuntimeConfig(flags.runtimeConfig, builtinResources(), errs, (w) => warnings.push(w));
+  const hiddenMetrics = validateShowHiddenMetricsVersion(flags.showHiddenMetricsForVersion);
+  if (hiddenMetrics) errs.push(hiddenMetrics);
   if (errs.length > 0) throw new FlagError(errs.join('\n'));
   return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, disabledResources, warnings };
 }

@@ -29,6 +29,7 @@ import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { withCustomResources } from './crd/index.js';
 import { withAudit, withAuditID, withFailedAuthenticationAudit } from './audit/index.js';
+import { metricsHandler } from './metrics/index.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -76,6 +77,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     fieldValidation: config.options.featureGates.enabled('ServerSideFieldValidation'),
     serverSideApply: config.options.featureGates.enabled('ServerSideApply'),
   });
+  const { metrics } = config;
+  const serveMetrics = metricsHandler(metrics);
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);
@@ -86,10 +89,11 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     if (health) return serveHealth(req, res, path, query, health[1]!, health[1] === 'readyz' ? readyChecks : config.healthChecks);
     const extra = config.nonResourceRoutes.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      if (path === '/version' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
+      if (path === '/version' || path === '/metrics' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
       throw pathNotFound();
     }
     if (extra) return extra(req, res);
+    if (path === '/metrics') return serveMetrics(req, res);
     if (path === '/version' || path === '/version/') {
       writeObject(req, res, query, 200, VERSION, { encoding: 'json', contentType: 'application/json' });
       return;
@@ -104,11 +108,14 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
   // authenticate (failures audited) → audit → impersonate → max in-flight → authorize → route.
-  const authorized = withAuthorization(route, config.authorizer);
-  const limited = withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight });
+  // Metrics: the route is instrumented (kube counts what its routes serve), the limiter is wrapped
+  // (in-flight gauge, 429s counted).
+  const authorized = withAuthorization(metrics.instrument(route), config.authorizer);
+  const limited = metrics.trackInflight(withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }));
   const impersonated = withImpersonation(limited, config.authorizer);
   const audited = config.audit ? withAudit(impersonated, config.audit) : impersonated;
-  let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous });
+  const authMetrics = metrics.recording ? { metrics } : {};
+  let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous, ...authMetrics });
   if (config.audit) authenticated = withFailedAuthenticationAudit(authenticated, config.audit);
   return withRecover(withRequestInfo(withAuditID(authenticated)), config.log);
 }

@@ -88,6 +88,11 @@ export class Cacher implements Store {
     this.#consistentFromCache = opts.consistentReadsFromCache ?? true;
   }
 
+  /** The resource's key prefix (ending in '/'). */
+  get prefix(): string {
+    return this.#prefix;
+  }
+
   get ready(): boolean {
     return this.#ready;
   }

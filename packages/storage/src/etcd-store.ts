@@ -19,6 +19,8 @@ import type {
   WatchEvent,
   WatchOptions,
   Watcher,
+  EtcdOperation,
+  EtcdRequestObserver,
 } from './interface.js';
 import { StorageError, isEtcdCompactedError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
 import { decodeContinue, encodeContinue } from './continue.js';
@@ -49,6 +51,8 @@ export interface EtcdStoreOptions {
   pageBytes?: number;
   /** How leases of writes with a TTL are reused (kube's defaults otherwise). */
   leases?: LeaseManagerOptions;
+  /** Told of each create, get, list, update and delete and its latency (metrics). */
+  observer?: EtcdRequestObserver;
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
@@ -102,6 +106,7 @@ export class EtcdStore implements Store {
   readonly #leases: LeaseManager;
   #revisionReadInFlight: Promise<number> | undefined;
   #nextRevisionRead: Promise<number> | undefined;
+  readonly #observer: EtcdRequestObserver | undefined;
 
   constructor(opts: EtcdStoreOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd store: at least one endpoint is required');
@@ -121,6 +126,11 @@ export class EtcdStore implements Store {
     this.#maxRequestBytes = opts.maxRequestBytes ?? ETCD_MAX_REQUEST_BYTES;
     this.#pageBytes = opts.pageBytes;
     this.#leases = new LeaseManager(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl })).ID, opts.leases);
+    this.#observer = opts.observer;
+  }
+
+  #observe(operation: EtcdOperation, key: string, t0: number): void {
+    this.#observer!.observe(operation, key, (performance.now() - t0) / 1000);
   }
 
   /** The etcd client itself, for the compactor (which needs a compare on a key's version). */
@@ -163,6 +173,16 @@ export class EtcdStore implements Store {
   }
 
   async create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
+    if (!this.#observer) return this.#create(key, obj, opts);
+    const t0 = performance.now();
+    try {
+      return await this.#create(key, obj, opts);
+    } finally {
+      this.#observe('create', key, t0);
+    }
+  }
+
+  async #create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
     const data = encodeObject(obj);
     const k = Buffer.from(key);
     this.#checkSize(k, data);
@@ -182,6 +202,16 @@ export class EtcdStore implements Store {
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    if (!this.#observer) return this.#get(key, opts);
+    const t0 = performance.now();
+    try {
+      return await this.#get(key, opts);
+    } finally {
+      this.#observe('get', key, t0);
+    }
+  }
+
+  async #get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
     const minRv = parseResourceVersion(opts.resourceVersion);
     if (minRv > 0) await this.waitForRevision(minRv, key);
     const res = await this.#range({ key: Buffer.from(key), serializable: opts.resourceVersion === '0' });
@@ -191,6 +221,16 @@ export class EtcdStore implements Store {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    if (!this.#observer) return this.#list(prefix, opts);
+    const t0 = performance.now();
+    try {
+      return await this.#list(prefix, opts);
+    } finally {
+      this.#observe('list', prefix, t0);
+    }
+  }
+
+  async #list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     if (!prefix.endsWith('/')) prefix += '/';
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     let key = Buffer.from(prefix);
@@ -262,6 +302,16 @@ export class EtcdStore implements Store {
   }
 
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
+    if (!this.#observer) return this.#guaranteedUpdate(key, tryUpdate, opts);
+    const t0 = performance.now();
+    try {
+      return await this.#guaranteedUpdate(key, tryUpdate, opts);
+    } finally {
+      this.#observe('update', key, t0);
+    }
+  }
+
+  async #guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
     // A suggested current state (the watch cache's copy) saves the read. It may be stale: a txn
     // on it fails and answers with the real state; anything else it makes us conclude (no change,
@@ -321,6 +371,16 @@ export class EtcdStore implements Store {
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
+    if (!this.#observer) return this.#delete(key, opts);
+    const t0 = performance.now();
+    try {
+      return await this.#delete(key, opts);
+    } finally {
+      this.#observe('delete', key, t0);
+    }
+  }
+
+  async #delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
     let fromSuggestion = !!opts.suggestion;
     let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
@@ -423,6 +483,18 @@ export class EtcdStore implements Store {
     });
     this.#nextRevisionRead = next;
     return next;
+  }
+
+  /** How many keys are under `prefix` (a count-only range; kube's Storage.Count for the object-count metric). */
+  async count(prefix: string): Promise<number> {
+    const t0 = performance.now();
+    try {
+      const key = Buffer.from(prefix);
+      const res = await this.#range({ key, range_end: prefixEnd(key), count_only: true });
+      return Number(res.count);
+    } finally {
+      if (this.#observer) this.#observe('listWithCount', prefix, t0);
+    }
   }
 
   async currentRevision(): Promise<number> {

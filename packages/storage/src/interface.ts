@@ -166,3 +166,16 @@ export interface Store {
   compact(revision: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The etcd operations reported to an EtcdRequestObserver (kube's etcd_request_duration_seconds). */
+export type EtcdOperation = 'get' | 'list' | 'create' | 'update' | 'delete' | 'listWithCount';
+
+/**
+ * Told of every etcd request the store makes on behalf of a caller (the API server's metrics);
+ * storage itself has no metrics library. `key` is the object's key or the listed prefix;
+ * `seconds` the request's latency, failed requests included. Called on the request path: it must
+ * be cheap and must not throw.
+ */
+export interface EtcdRequestObserver {
+  observe(operation: EtcdOperation, key: string, seconds: number): void;
+}

@@ -21,6 +21,18 @@ export interface WebhookPluginDeps {
   warn?(message: string, fields: Record<string, unknown>): void;
   /** Sends one AdmissionReview and returns the decoded answer (default: HTTPS POST). */
   post?(hook: Webhook, review: unknown): Promise<unknown>;
+  /**
+   * Told of each webhook call, for the API server's metrics (admission has no metrics library):
+   * kube's type label ("admit" for mutating webhooks, "validating" for validating ones), the
+   * operation, whether the call made the request fail (a refusal, or a failed call that fails
+   * closed) and its latency in seconds.
+   */
+  observeCall?(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void;
+}
+
+/** Reports a finished call to `deps.observeCall`, timed from `t0` (performance.now()). */
+export function observeCall(deps: WebhookPluginDeps, hook: Webhook, type: 'admit' | 'validating', attrs: AdmissionAttributes, rejected: boolean, t0: number): void {
+  deps.observeCall?.(hook.name, type, attrs.operation, rejected, (performance.now() - t0) / 1000);
 }
 
 /** Calls one webhook and checks the answer; a refusal throws WebhookRejection. */

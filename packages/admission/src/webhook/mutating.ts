@@ -7,7 +7,7 @@
 import { applyJsonPatch, internalError, isPlainObject, jsonEqual, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf, type Webhook } from './config.js';
-import { callHook, failureOf, replaceObject, type WebhookPluginDeps } from './dispatch.js';
+import { callHook, failureOf, observeCall, replaceObject, type WebhookPluginDeps } from './dispatch.js';
 import { isWebhookConfigurationResource, shouldCallHook } from './matching.js';
 import { CallingWebhookError } from './review.js';
 
@@ -60,10 +60,13 @@ export function createMutatingWebhookPlugin(deps: WebhookPluginDeps): AdmissionP
           if (round === 1 && !reinvoke.has(hook.uid)) continue;
           let changed = false;
           let failure: Error | undefined;
+          const t0 = performance.now();
           try {
             changed = await callMutatingHook(hook, attrs, deps);
+            observeCall(deps, hook, 'admit', attrs, false, t0);
           } catch (e) {
             failure = failureOf(hook, e, deps);
+            observeCall(deps, hook, 'admit', attrs, failure !== undefined, t0);
           }
           if (changed) {
             for (const uid of previouslyInvoked) reinvoke.add(uid);

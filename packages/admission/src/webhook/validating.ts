@@ -4,7 +4,7 @@
  */
 import type { AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf, type Webhook } from './config.js';
-import { callHook, failureOf, type WebhookPluginDeps } from './dispatch.js';
+import { callHook, failureOf, observeCall, type WebhookPluginDeps } from './dispatch.js';
 import { isWebhookConfigurationResource, shouldCallHook } from './matching.js';
 
 export const VALIDATING_WEBHOOK_PLUGIN = 'ValidatingAdmissionWebhook';
@@ -22,11 +22,15 @@ export function createValidatingWebhookPlugin(deps: WebhookPluginDeps): Admissio
       if (relevant.length === 0) return;
       const outcomes = await Promise.all(
         relevant.map(async (hook) => {
+          const t0 = performance.now();
           try {
             await callHook(hook, attrs, false, deps);
+            observeCall(deps, hook, 'validating', attrs, false, t0);
             return undefined;
           } catch (e) {
-            return failureOf(hook, e, deps);
+            const failure = failureOf(hook, e, deps);
+            observeCall(deps, hook, 'validating', attrs, failure !== undefined, t0);
+            return failure;
           }
         }),
       );

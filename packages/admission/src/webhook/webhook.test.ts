@@ -266,3 +266,34 @@ describe('validating plugin', () => {
     assert.deepEqual(warnings, ['from a']);
   });
 });
+
+describe('webhook call observer (apiserver_admission_webhook_admission_duration_seconds)', () => {
+  it("reports each call with kube's type, the operation and whether it made the request fail", async () => {
+    const seen: Array<[string, string, string, boolean]> = [];
+    const observeCall = (name: string, type: string, operation: string, rejected: boolean, seconds: number): void => {
+      assert.ok(seconds >= 0 && seconds < 60);
+      seen.push([name, type, operation, rejected]);
+    };
+    const t = transport({ 'ok.example.com': () => ({ allowed: true }), 'no.example.com': () => ({ allowed: false, status: { message: 'no' } }) });
+    const validating = createValidatingWebhookPlugin({ listConfigurations: async () => [configuration('v', [{ name: 'ok.example.com' }, { name: 'no.example.com' }])], getNamespace: async () => undefined, post: t.post, observeCall });
+    await assert.rejects(async () => validating.validate!(secretAttrs()));
+    const mutating = createMutatingWebhookPlugin({ listConfigurations: async () => [configuration('m', [{ name: 'ok.example.com' }])], getNamespace: async () => undefined, post: t.post, observeCall });
+    await mutating.admit!(secretAttrs({ operation: 'UPDATE', oldObject: secretAttrs().object }));
+    // A failed call with failurePolicy Ignore does not fail the request: not rejected.
+    const down = createMutatingWebhookPlugin({
+      listConfigurations: async () => [configuration('d', [{ name: 'down.example.com', failurePolicy: 'Ignore' }])],
+      getNamespace: async () => undefined,
+      post: async (h) => {
+        throw new CallingWebhookError(h.name, 'connection refused');
+      },
+      observeCall,
+    });
+    await down.admit!(secretAttrs());
+    assert.deepEqual(seen.sort(), [
+      ['down.example.com', 'admit', 'CREATE', false],
+      ['no.example.com', 'validating', 'CREATE', true],
+      ['ok.example.com', 'admit', 'UPDATE', false],
+      ['ok.example.com', 'validating', 'CREATE', false],
+    ]);
+  });
+});

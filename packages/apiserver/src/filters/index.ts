@@ -60,21 +60,33 @@ export function peerCertificates(req: IncomingMessage): readonly X509Certificate
   return out;
 }
 
+/** Where withAuthentication counts its outcomes (kube's authentication_attempts{result}). */
+export interface AuthenticationMetrics {
+  authenticationAttempt(result: 'success' | 'failure' | 'error'): void;
+}
+
 /**
  * Authenticates every request (kube's WithAuthentication). A credential that is presented and not
  * accepted is a 401, always. A request with no credential at all is `system:anonymous` in
  * `system:unauthenticated` with --anonymous-auth (authorization then decides), a 401 without.
  */
-export function withAuthentication(next: Handler, authenticator: Authenticator, opts: { anonymous: boolean }): Handler {
+export function withAuthentication(next: Handler, authenticator: Authenticator, opts: { anonymous: boolean; metrics?: AuthenticationMetrics }): Handler {
+  const metrics = opts.metrics;
   return async (req: IncomingMessage, res: ServerResponse) => {
     const result = await authenticator.authenticate({ headers: req.headers, rawHeaders: req.rawHeaders, peerCertificates: peerCertificates(req) });
     if (result.kind === 'authenticated') {
       // Credentials stop here: nothing below sees the Authorization header.
       delete req.headers['authorization'];
       contextOf(req).user = result.user;
+      metrics?.authenticationAttempt('success');
     } else if (result.kind === 'no-opinion' && opts.anonymous) {
+      // kube's anonymous authenticator is the union's last member: its answer is a success.
       contextOf(req).user = { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
+      metrics?.authenticationAttempt('success');
     } else {
+      // A credential presented and not accepted is kube's authenticator error ("error"); no
+      // credential at all without --anonymous-auth is a plain "failure".
+      metrics?.authenticationAttempt(result.kind === 'rejected' ? 'error' : 'failure');
       throw unauthorized();
     }
     await next(req, res);

@@ -10,6 +10,7 @@ import { encodeWatchEventFrame } from '../protobuf/codec.js';
 import type { ParsedListOptions } from './options.js';
 import { toStatusError } from '../registry/interpret.js';
 import type { ResourceRequest } from './scope.js';
+import { metricsOf } from '../metrics/index.js';
 
 /**
  * Encoded events, by event object: the watch cache hands the same event object to every watcher
@@ -33,6 +34,10 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   // The legacy /watch/.../<name> path watches one object.
   const watcher = await r.store.watch(r.scope, watchOpts, r.info.name || undefined);
   const { res } = r;
+  // kube's apiserver_registered_watchers and apiserver_watch_events_{total,sizes}, by the watched
+  // group, version and kind (children looked up once per watch).
+  const metrics = metricsOf(r.catalog)?.watchSeries(r.def.group, r.def.version, r.def.kind);
+  metrics?.watchers.inc();
   // Unset or 0: kube picks a random timeout between --min-request-timeout and twice that.
   const timeoutS = opts.timeoutSeconds || MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
   const timer = setTimeout(() => watcher.stop(), timeoutS * 1000);
@@ -73,6 +78,10 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
         if (!wanted(e)) continue;
         const b = encodeEvent(e);
+        if (metrics) {
+          metrics.events.inc();
+          metrics.sizes.observe(b.length);
+        }
         chunks.push(b);
         bytes += b.length;
       }
@@ -90,6 +99,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       if (res.destroyed) break;
     }
   } finally {
+    metrics?.watchers.dec();
     clearTimeout(timer);
     res.off('close', onClose);
     watcher.stop();

@@ -1,0 +1,14 @@
+/** GET /metrics: the Prometheus text exposition (kube's legacyregistry handler). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiserverMetrics } from './apiserver.js';
+import { PROMETHEUS_CONTENT_TYPE } from './registry.js';
+
+export function metricsHandler(metrics: ApiserverMetrics): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const body = await metrics.scrape();
+    res.statusCode = 200;
+    res.setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+}

@@ -1,0 +1,5 @@
+export { ApiserverMetrics, metricsOf, APISERVER_COMPONENT, type MetricsOptions, type WatchSeries } from './apiserver.js';
+export { metricsHandler } from './handler.js';
+export { etcdRequestObserver, storageObjectsSource, etcdTypeOf, qualifiedResource } from './storage.js';
+export { validateShowHiddenMetricsVersion, exposureOf, describe, CURRENT_VERSION, type StabilityLevel } from './stability.js';
+export { PROMETHEUS_CONTENT_TYPE } from './registry.js';
