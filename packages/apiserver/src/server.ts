@@ -108,9 +108,14 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   };
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → authenticate
-  // → impersonate → max in-flight → authorize → route.
+  // → impersonate → priority and fairness (or max in-flight) → authorize → route.
   const authorized = withAuthorization(route, config.authorizer);
-  const limited = withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight });
+  // kube: APF with its gate on and a positive total limit, the max-in-flight filter otherwise.
+  const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
+  const limited =
+    options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
+      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: REQUEST_WAIT_LIMIT_MS })
+      : withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight });
   const impersonated = withImpersonation(limited, config.authorizer);
   return withRecover(withRequestInfo(withAuthentication(impersonated, config.authenticator, { anonymous: options.authentication.anonymous })), config.log);
 }
