@@ -89,7 +89,7 @@ before(async () => {
   await eventually(async () => (await c.get('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?resourceVersion=0')).body.items.length === 1, 10_000, 'the webhook configuration in the cache');
   // bob may create and read configmaps.
   const rbac = '/apis/rbac.authorization.k8s.io/v1';
-  assert.equal((await c.post(`${rbac}/clusterroles`, { metadata: { name: 'cm' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] }] })).status, 201);
+  assert.equal((await c.post(`${rbac}/clusterroles`, { metadata: { name: 'cm' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'list', 'watch'] }] })).status, 201);
   assert.equal((await c.post(`${rbac}/clusterrolebindings`, { metadata: { name: 'bob-cm' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cm' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }] })).status, 201);
   await eventually(async () => (await c.get('/api/v1/namespaces/default/configmaps/none', { token: BOB })).status === 404, 10_000, "bob's binding to take effect");
   saToken = await tokenFor('default', 'robot');
@@ -174,6 +174,29 @@ describe('a saturated priority level', () => {
       assert.equal(all.filter((r) => r.status === 404).length, 300);
       assert.equal(all.filter((r) => r.status === 429).length, 10);
     } finally {
+      agent.destroy();
+    }
+  });
+
+  test('a watch gives its seat back once it has started (kube 1.24: once initialized)', async () => {
+    const agent = new Agent({ ca: readFileSync(env.plinth.server.caFile!), keepAlive: false });
+    const watch = request(new URL('/api/v1/namespaces/default/configmaps?watch=1', env.plinth.client.base), { agent, headers: { authorization: `Bearer ${BOB}` } });
+    watch.on('error', () => undefined);
+    try {
+      const started = new Promise<number>((resolve) =>
+        watch.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }),
+      );
+      watch.end();
+      assert.equal(await started, 200);
+      // The watch is open, and global-default's only seat is free: a create takes it.
+      const held = await holdSeat('held-3');
+      held.release();
+      assert.equal((await held.done).status, 201);
+    } finally {
+      watch.destroy();
       agent.destroy();
     }
   });

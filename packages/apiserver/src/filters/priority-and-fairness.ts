@@ -290,10 +290,23 @@ function nonResourceMatches(r: NonResourceRule, info: RequestInfo): boolean {
   return false;
 }
 
+/** Plain loops, no closures: classification runs on every request and allocates nothing. */
 function schemaMatches(fs: FlowSchemaSpec, info: RequestInfo, name: string, groups: readonly string[]): boolean {
   const r = fs.rules;
-  if (!r.subjects.some((s) => subjectMatches(s, name, groups))) return false;
-  return info.isResourceRequest ? r.resourceRules.some((rr) => resourceMatches(rr, info)) : r.nonResourceRules.some((nr) => nonResourceMatches(nr, info));
+  let subject = false;
+  for (const s of r.subjects) {
+    if (subjectMatches(s, name, groups)) {
+      subject = true;
+      break;
+    }
+  }
+  if (!subject) return false;
+  if (info.isResourceRequest) {
+    for (const rr of r.resourceRules) if (resourceMatches(rr, info)) return true;
+    return false;
+  }
+  for (const nr of r.nonResourceRules) if (nonResourceMatches(nr, info)) return true;
+  return false;
 }
 
 /** kube's long-running requests that APF does not track at all (watches it tracks until they start). */
