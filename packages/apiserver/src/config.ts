@@ -23,7 +23,7 @@ import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
-import type { HealthCheck } from './health.js';
+import { DEFAULT_HEALTH_CHECKS, type HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
 import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
@@ -59,11 +59,16 @@ export interface ServerConfig {
   tokenIssuer: TokenIssuer | undefined;
   adminToken: string;
   tls: TLSMaterial;
-  /** Checks of /healthz and /livez; /readyz adds `shutdown`. */
+  /** Checks of /healthz, /livez and /readyz (ping, log, etcd); server.ts adds the hooks' and `shutdown`. */
   healthChecks: HealthCheck[];
+  /** Checks of /readyz only, after `healthChecks` (kube's informer-sync). */
+  readyzChecks: HealthCheck[];
   /** Non-resource GET endpoints besides discovery, health and OpenAPI, by exact path. */
   nonResourceRoutes: Map<string, Handler>;
-  /** Work done once the server listens, before controllers start (e.g. the system namespaces). */
+  /**
+   * Work done once the server listens, before controllers start (e.g. the system namespaces), in
+   * order; each named as kube names its equivalent hook (its health check: `poststarthook/<name>`).
+   */
   postStartHooks: Array<{ name: string; run(): Promise<void> }>;
   controllers: Controller[];
   /** The audit policy and log backend; undefined without --audit-policy-file and --audit-log-path. */
@@ -265,10 +270,27 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       jwksURI: sa.jwksURI,
     });
 
-    const healthChecks: HealthCheck[] = [
-      { name: 'ping', check: async () => undefined },
-      { name: 'log', check: async () => undefined },
-      { name: 'etcd', check: () => withTimeout(storage.currentRevision(), 2000).then(() => undefined) },
+    // kube's etcd check reads with a 2 s timeout (--etcd-healthcheck-timeout's default): a dead
+    // etcd fails it within seconds, and it passes again once etcd answers (the client reconnects).
+    const healthChecks: HealthCheck[] = [...DEFAULT_HEALTH_CHECKS, { name: 'etcd', check: () => withTimeout(storage.currentRevision(), 2000).then(() => undefined) }];
+    // kube's informer-sync (readyz only): the informers the server decides from have synced once —
+    // here the built-in resources' watch caches and the authorizer's RBAC informers.
+    const builtinCaches = watchCaches ? [...watchCaches.all()] : [];
+    const cachesSynced = new WeakSet<object>();
+    let authorizationSynced = false;
+    void authorizer.synced?.then(() => (authorizationSynced = true), () => undefined);
+    if (!authorizer.synced) authorizationSynced = true;
+    const readyzChecks: HealthCheck[] = [
+      {
+        name: 'informer-sync',
+        check: () => {
+          const notSynced = builtinCaches.filter((c) => {
+            if (c.ready) cachesSynced.add(c);
+            return !cachesSynced.has(c);
+          }).length;
+          if (notSynced > 0 || !authorizationSynced) throw new Error(`${notSynced + (authorizationSynced ? 0 : 1)} informers not started yet`);
+        },
+      },
     ];
 
     // CustomResourceDefinitions: each served as ResourceDefinitions and stores added while serving.
@@ -331,12 +353,16 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       adminToken,
       tls,
       healthChecks,
+      readyzChecks,
       nonResourceRoutes: openIDMetadataRoutes(tokenIssuer, sa.issuers[0]!, opts.bindAddress, log),
       postStartHooks: [
-        { name: 'system-namespaces', run: () => ensureSystemNamespaces(namespaces) },
+        // kube's bootstrap-controller creates the system namespaces.
+        { name: 'bootstrap-controller', run: () => ensureSystemNamespaces(namespaces) },
         { name: 'rbac/bootstrap-roles', run: () => ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, log }) },
-        // kube waits for its informers before serving: no request is decided on half-loaded roles.
-        { name: 'authorization-synced', run: async () => authorizer!.synced },
+        // kube's hook that starts the shared informers; plinth's started with the config, so this
+        // waits for the authorizer's first lists (no request is decided on half-loaded roles).
+        { name: 'generic-apiserver-start-informers', run: async () => authorizer!.synced },
+        // `crd-informer-synced`: the CRDs present at start are served.
         apiextensions.postStartHook,
       ],
       controllers,

@@ -1,4 +1,4 @@
-export { startServer, type RunningServer } from './server.js';
+export { startServer, type RunningServer, type ServerExtensions } from './server.js';
 export { parseFlags, usage, FlagError, type ServerOptions } from './flags.js';
 export { main } from './main.js';
 export { createLogger, type Logger } from './log.js';

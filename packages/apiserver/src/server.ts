@@ -23,7 +23,8 @@ import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
 import { buildDiscovery, VERSION } from './discovery.js';
-import { serveHealth, type HealthCheck } from './health.js';
+import { healthEndpoints, serveHealth, type HealthEndpoints } from './health.js';
+import { withPriorityAndFairness } from './filters/priority-and-fairness.js';
 import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -46,27 +47,36 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How long a request may wait in a priority level's queue: kube's --request-timeout (60 s) / 4. */
+const REQUEST_WAIT_LIMIT_MS = 15_000;
+
+/** What an embedder adds to a server (kube's GenericAPIServer.AddPostStartHook). */
+export interface ServerExtensions {
+  /** Run after plinth's own hooks, each with its `poststarthook/<name>` health check. */
+  postStartHooks?: Array<{ name: string; run(): Promise<void> }>;
+}
+
 /** Flags in, a listening server out. */
-export async function startServer(opts: ServerOptions, log: Logger = createLogger(opts.verbosity)): Promise<RunningServer> {
+export async function startServer(opts: ServerOptions, log: Logger = createLogger(opts.verbosity), extensions: ServerExtensions = {}): Promise<RunningServer> {
   const options = completeOptions(opts);
   for (const w of options.warnings) log.info(w);
   const config = await buildConfig(options, log);
+  config.postStartHooks.push(...(extensions.postStartHooks ?? []));
   return serve(config);
 }
 
 /** Builds the handler chain over a config's components. */
-function buildHandler(config: ServerConfig, address: () => string, isShuttingDown: () => boolean): Handler {
+function buildHandler(config: ServerConfig, address: () => string, isShuttingDown: () => boolean, hooksDone: ReadonlySet<string>): Handler {
   const { catalog, stores, options } = config;
   const discovery = buildDiscovery(catalog, SERVED_VERBS, address);
-  const readyChecks: HealthCheck[] = [
-    ...config.healthChecks,
-    {
-      name: 'shutdown',
-      check: async () => {
-        if (isShuttingDown()) throw new Error('shutting down');
-      },
-    },
-  ];
+  const health = healthEndpoints({
+    base: config.healthChecks,
+    readyOnly: config.readyzChecks,
+    hooks: config.postStartHooks.map((h) => h.name),
+    hookDone: (name) => hooksDone.has(name),
+    livezGraceUntil: Date.now() + options.flags.livezGracePeriod,
+    isShuttingDown,
+  });
   const createOnly = new Map([
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
@@ -85,8 +95,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     if (info.isResourceRequest) return resourceHandler(req, res);
     const path = info.path;
     if (await openapi(req, res, path, query)) return;
-    const health = /^\/(healthz|livez|readyz)(\/|$)/.exec(path);
-    if (health) return serveHealth(req, res, path, query, health[1]!, health[1] === 'readyz' ? readyChecks : config.healthChecks);
+    const endpoint = /^\/(healthz|livez|readyz)(\/|$)/.exec(path)?.[1] as keyof HealthEndpoints | undefined;
+    if (endpoint) return serveHealth(req, res, path, query, endpoint, health[endpoint], config.log);
     const extra = config.nonResourceRoutes.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (path === '/version' || path === '/metrics' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
@@ -107,11 +117,17 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   };
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
-  // authenticate (failures audited) → audit → impersonate → max in-flight → authorize → route.
-  // Metrics: the route is instrumented (kube counts what its routes serve), the limiter is wrapped
-  // (in-flight gauge, 429s counted).
+  // authenticate (failures audited) → audit → impersonate → priority and fairness (or max
+  // in-flight) → authorize → route. Metrics: the route is instrumented (kube counts what its
+  // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
   const authorized = withAuthorization(metrics.instrument(route), config.authorizer);
-  const limited = metrics.trackInflight(withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }));
+  // kube: APF with its gate on and a positive total limit, the max-in-flight filter otherwise.
+  const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
+  const limited = metrics.trackInflight(
+    options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
+      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: REQUEST_WAIT_LIMIT_MS })
+      : withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }),
+  );
   const impersonated = withImpersonation(limited, config.authorizer);
   const audited = config.audit ? withAudit(impersonated, config.audit) : impersonated;
   const authMetrics = metrics.recording ? { metrics } : {};
@@ -128,7 +144,8 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   let port = opts.securePort;
   const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
-  const handler = buildHandler(config, () => `${host}:${port}`, () => shuttingDown);
+  const hooksDone = new Set<string>();
+  const handler = buildHandler(config, () => `${host}:${port}`, () => shuttingDown, hooksDone);
 
   const app = express();
   app.disable('x-powered-by');
@@ -180,7 +197,10 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   port = typeof addr === 'object' && addr ? addr.port : opts.securePort;
   const url = `https://${hostForUrl}:${port}`;
 
-  for (const hook of config.postStartHooks) await hook.run();
+  for (const hook of config.postStartHooks) {
+    await hook.run();
+    hooksDone.add(hook.name);
+  }
   const stopControllers = config.controllers.map((c) => c.start());
 
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');

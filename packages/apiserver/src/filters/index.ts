@@ -5,13 +5,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { forbidden, tooManyRequests, unauthorized } from '@plinth/api';
+import { forbidden, unauthorized } from '@plinth/api';
 import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, forbiddenMessage, type Attributes, type Authenticator, type Authorizer } from '@plinth/auth';
 import { setContext, contextOf, addAuditAnnotation, type Handler } from '../context.js';
 import { isAudited } from '../audit/filter.js';
 import { parseRequestInfo, splitRequestTarget } from '../request-info.js';
 import { writeError } from '../http.js';
 import type { Logger } from '../log.js';
+import { writeTooManyRequests } from './priority-and-fairness.js';
 
 /** Turns anything thrown below into a Status response; never leaks a stack to the client. */
 export function withRecover(next: Handler, log: Logger): Handler {
@@ -147,23 +148,33 @@ export function withAuthorization(next: Handler, authorizer: Authorizer): Handle
   };
 }
 
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** kube's non-mutating verbs (everything else counts against --max-mutating-requests-inflight). */
+const NON_MUTATING_VERBS = new Set(['get', 'list', 'watch']);
+/** kube's long-running requests (BasicLongRunningRequestCheck): not counted. */
+const LONG_RUNNING_SUBRESOURCES = new Set(['proxy', 'attach', 'exec', 'log', 'portforward']);
 
 /**
- * kube's max-in-flight filter: at most `readonly` non-mutating and `mutating` mutating requests at
- * once (0: no limit); more get 429 TooManyRequests with Retry-After. Watches are long-running and
- * not counted, and `system:masters` is never limited, as in kube — which is why this runs after
- * authentication (kube's chain has it there too).
+ * kube's max-in-flight filter (used with the APIPriorityAndFairness gate off): at most `readonly`
+ * non-mutating (get, list, watch) and `mutating` other requests at once (0: no limit); more get
+ * kube's 429 — plain text `Too many requests, please try again later.` with `Retry-After: 1`.
+ * Long-running requests (watches, proxy, exec, …) are not counted, and `system:masters` is never
+ * refused, as in kube — which is why this runs after authentication (kube's chain has it there too).
  */
 export function withMaxInFlight(next: Handler, limits: { readonly: number; mutating: number }): Handler {
+  if (limits.readonly === 0 && limits.mutating === 0) return next;
   let readonly = 0;
   let mutating = 0;
   return async (req, res) => {
     const { info, user } = contextOf(req);
-    if (info.verb === 'watch' || user?.groups.includes('system:masters')) return next(req, res);
-    const isMutating = MUTATING.has(req.method ?? '');
+    if (info.verb === 'watch' || (info.isResourceRequest && (info.verb === 'proxy' || LONG_RUNNING_SUBRESOURCES.has(info.subresource)))) return next(req, res);
+    const isMutating = !NON_MUTATING_VERBS.has(info.verb);
     const limit = isMutating ? limits.mutating : limits.readonly;
-    if (limit > 0 && (isMutating ? mutating : readonly) >= limit) throw tooManyRequests();
+    if (limit === 0) return next(req, res);
+    if ((isMutating ? mutating : readonly) >= limit) {
+      if (user?.groups.includes('system:masters')) return next(req, res);
+      writeTooManyRequests(res);
+      return;
+    }
     if (isMutating) mutating++;
     else readonly++;
     try {

@@ -1,0 +1,441 @@
+/**
+ * API Priority and Fairness (kube 1.24's WithPriorityAndFairness, feature gate
+ * APIPriorityAndFairness, Beta and on by default): each request is classified by the first
+ * matching flow schema (by matching precedence) into a priority level; a level has a share of the
+ * server's concurrency limit (--max-requests-inflight + --max-mutating-requests-inflight) in seats.
+ * A request that finds no free seat waits in one of its level's queues, picked by shuffle sharding
+ * on its flow (flow schema + distinguisher: user name or namespace) — the shortest queue of the
+ * flow's hand; queues are served round-robin. A full queue, or a wait longer than the limit
+ * (kube: --request-timeout / 4 = 15 s), answers kube's 429. `exempt` never waits.
+ *
+ * The configuration is kube 1.24's bootstrap one (mandatory + suggested objects), fixed: plinth
+ * does not serve flowcontrol.apiserver.k8s.io, so it cannot be changed at run time. The response
+ * headers name the flow schema and priority level by UIDs derived from their names (stable across
+ * restarts and servers). Simplifications: every request takes one seat (kube 1.24's work estimator
+ * gives wide lists and mutations with many watchers more), and fair queuing is round-robin over the
+ * non-empty queues rather than virtual-time fair queuing.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { contextOf, type Handler } from '../context.js';
+import type { RequestInfo } from '../request-info.js';
+
+const ALL = '*';
+
+interface Subject {
+  kind: 'User' | 'Group' | 'ServiceAccount';
+  /** User or group name, `*` for all; for service accounts the full user name or, for all of a namespace, its prefix. */
+  name: string;
+  /** ServiceAccount: matches every account of the namespace (`name` is then the prefix). */
+  prefix?: boolean;
+}
+
+interface ResourceRule {
+  verbs: readonly string[];
+  apiGroups: readonly string[];
+  /** `resource` or `resource/subresource`; `*` for all. */
+  resources: readonly string[];
+  namespaces: readonly string[];
+  clusterScope: boolean;
+}
+
+interface NonResourceRule {
+  verbs: readonly string[];
+  urls: readonly string[];
+}
+
+interface Rules {
+  subjects: readonly Subject[];
+  resourceRules: readonly ResourceRule[];
+  nonResourceRules: readonly NonResourceRule[];
+}
+
+export interface PriorityLevelSpec {
+  name: string;
+  exempt?: boolean;
+  /** AssuredConcurrencyShares (v1beta2; nominalConcurrencyShares later). */
+  shares: number;
+  /** Undefined: LimitResponse Reject (no queuing). */
+  queuing?: { queues: number; handSize: number; queueLengthLimit: number };
+}
+
+export interface FlowSchemaSpec {
+  name: string;
+  priorityLevel: string;
+  matchingPrecedence: number;
+  distinguisher?: 'ByUser' | 'ByNamespace';
+  rules: Rules;
+}
+
+const group = (name: string): Subject => ({ kind: 'Group', name });
+const user = (name: string): Subject => ({ kind: 'User', name });
+const kubeSystemServiceAccount = (name: string): Subject =>
+  name === ALL ? { kind: 'ServiceAccount', name: 'system:serviceaccount:kube-system:', prefix: true } : { kind: 'ServiceAccount', name: `system:serviceaccount:kube-system:${name}` };
+const everything: Pick<Rules, 'resourceRules' | 'nonResourceRules'> = {
+  resourceRules: [{ verbs: [ALL], apiGroups: [ALL], resources: [ALL], namespaces: [ALL], clusterScope: true }],
+  nonResourceRules: [{ verbs: [ALL], urls: [ALL] }],
+};
+const getCreateUpdate = ['get', 'create', 'update'];
+
+/** kube 1.24's bootstrap priority levels (pkg/apis/flowcontrol/bootstrap, v1beta2). */
+export const BOOTSTRAP_PRIORITY_LEVELS: readonly PriorityLevelSpec[] = [
+  { name: 'exempt', exempt: true, shares: 0 },
+  { name: 'system', shares: 30, queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
+  { name: 'node-high', shares: 40, queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
+  { name: 'leader-election', shares: 10, queuing: { queues: 16, handSize: 4, queueLengthLimit: 50 } },
+  { name: 'workload-high', shares: 40, queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+  { name: 'workload-low', shares: 100, queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+  { name: 'global-default', shares: 20, queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+  { name: 'catch-all', shares: 5 },
+];
+
+/** kube 1.24's bootstrap flow schemas, in matching-precedence order (ties: by name). */
+export const BOOTSTRAP_FLOW_SCHEMAS: readonly FlowSchemaSpec[] = [
+  { name: 'exempt', priorityLevel: 'exempt', matchingPrecedence: 1, rules: { subjects: [group('system:masters')], ...everything } },
+  {
+    name: 'probes',
+    priorityLevel: 'exempt',
+    matchingPrecedence: 2,
+    rules: { subjects: [group('system:unauthenticated'), group('system:authenticated')], resourceRules: [], nonResourceRules: [{ verbs: ['get'], urls: ['/healthz', '/readyz', '/livez'] }] },
+  },
+  {
+    name: 'system-leader-election',
+    priorityLevel: 'leader-election',
+    matchingPrecedence: 100,
+    distinguisher: 'ByUser',
+    rules: {
+      subjects: [user('system:kube-controller-manager'), user('system:kube-scheduler'), kubeSystemServiceAccount(ALL)],
+      resourceRules: [
+        { verbs: getCreateUpdate, apiGroups: [''], resources: ['endpoints', 'configmaps'], namespaces: ['kube-system'], clusterScope: false },
+        { verbs: getCreateUpdate, apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: [ALL], clusterScope: false },
+      ],
+      nonResourceRules: [],
+    },
+  },
+  {
+    name: 'endpoint-controller',
+    priorityLevel: 'workload-high',
+    matchingPrecedence: 150,
+    distinguisher: 'ByUser',
+    rules: {
+      subjects: [user('system:kube-controller-manager'), kubeSystemServiceAccount('endpoint-controller'), kubeSystemServiceAccount('endpointslicemirroring-controller')],
+      resourceRules: [{ verbs: getCreateUpdate, apiGroups: [''], resources: ['endpoints'], namespaces: [ALL], clusterScope: false }],
+      nonResourceRules: [],
+    },
+  },
+  {
+    name: 'workload-leader-election',
+    priorityLevel: 'leader-election',
+    matchingPrecedence: 200,
+    distinguisher: 'ByUser',
+    rules: {
+      subjects: [kubeSystemServiceAccount(ALL)],
+      resourceRules: [
+        { verbs: getCreateUpdate, apiGroups: [''], resources: ['endpoints', 'configmaps'], namespaces: [ALL], clusterScope: false },
+        { verbs: getCreateUpdate, apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: [ALL], clusterScope: false },
+      ],
+      nonResourceRules: [],
+    },
+  },
+  {
+    name: 'system-node-high',
+    priorityLevel: 'node-high',
+    matchingPrecedence: 400,
+    distinguisher: 'ByUser',
+    rules: {
+      subjects: [group('system:nodes')],
+      resourceRules: [
+        { verbs: [ALL], apiGroups: [''], resources: ['nodes', 'nodes/status'], namespaces: [ALL], clusterScope: true },
+        { verbs: [ALL], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: [ALL], clusterScope: false },
+      ],
+      nonResourceRules: [],
+    },
+  },
+  { name: 'system-nodes', priorityLevel: 'system', matchingPrecedence: 500, distinguisher: 'ByUser', rules: { subjects: [group('system:nodes')], ...everything } },
+  { name: 'kube-controller-manager', priorityLevel: 'workload-high', matchingPrecedence: 800, distinguisher: 'ByNamespace', rules: { subjects: [user('system:kube-controller-manager')], ...everything } },
+  { name: 'kube-scheduler', priorityLevel: 'workload-high', matchingPrecedence: 800, distinguisher: 'ByNamespace', rules: { subjects: [user('system:kube-scheduler')], ...everything } },
+  { name: 'kube-system-service-accounts', priorityLevel: 'workload-high', matchingPrecedence: 900, distinguisher: 'ByNamespace', rules: { subjects: [kubeSystemServiceAccount(ALL)], ...everything } },
+  { name: 'service-accounts', priorityLevel: 'workload-low', matchingPrecedence: 9000, distinguisher: 'ByUser', rules: { subjects: [group('system:serviceaccounts')], ...everything } },
+  { name: 'global-default', priorityLevel: 'global-default', matchingPrecedence: 9900, distinguisher: 'ByUser', rules: { subjects: [group('system:unauthenticated'), group('system:authenticated')], ...everything } },
+  { name: 'catch-all', priorityLevel: 'catch-all', matchingPrecedence: 10000, distinguisher: 'ByUser', rules: { subjects: [group('system:unauthenticated'), group('system:authenticated')], ...everything } },
+];
+
+/** A UUID derived from a bootstrap object's kind and name (name-based, SHA-1, as UUID v5). */
+export function bootstrapUID(kind: 'flowschemas' | 'prioritylevelconfigurations', name: string): string {
+  const h = createHash('sha1').update(`flowcontrol.apiserver.k8s.io/${kind}/${name}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+interface Waiter {
+  proceed(): void;
+  queue: Waiter[];
+  timer: NodeJS.Timeout;
+}
+
+/** A priority level's run-time state. */
+class Level {
+  readonly uid: string;
+  readonly seats: number;
+  inUse = 0;
+  waiting = 0;
+  readonly #queues: Waiter[][] | undefined;
+  #next = 0;
+
+  constructor(
+    readonly spec: PriorityLevelSpec,
+    seats: number,
+  ) {
+    this.uid = bootstrapUID('prioritylevelconfigurations', spec.name);
+    this.seats = seats;
+    this.#queues = spec.queuing ? Array.from({ length: spec.queuing.queues }, () => []) : undefined;
+  }
+
+  /** Shuffle sharding: the shortest queue of the flow's hand of `handSize` out of `queues`. */
+  pickQueue(flowHash: number): Waiter[] | undefined {
+    const queues = this.#queues;
+    const q = this.spec.queuing;
+    if (!queues || !q) return undefined;
+    // Deal distinct cards from the hash, as kube's shufflesharding.Dealer does.
+    let hash = flowHash;
+    let best: Waiter[] | undefined;
+    const dealt: number[] = [];
+    for (let i = 0; i < q.handSize && i < q.queues; i++) {
+      const remaining = q.queues - i;
+      let card = hash % remaining;
+      hash = Math.floor(hash / remaining);
+      // Skip cards already dealt (keeps the hand distinct).
+      for (const d of dealt.sort((a, b) => a - b)) if (card >= d) card++;
+      dealt.push(card);
+      const candidate = queues[card]!;
+      if (!best || candidate.length < best.length) best = candidate;
+    }
+    return best;
+  }
+
+  /** Frees one seat and hands it to the next queued request, queues taken round-robin. */
+  release(): void {
+    this.inUse--;
+    const queues = this.#queues;
+    if (!queues) return;
+    while (this.waiting > 0 && this.inUse < this.seats) {
+      for (let i = 0; i < queues.length; i++) {
+        const q = queues[(this.#next + i) % queues.length]!;
+        if (q.length === 0) continue;
+        this.#next = (this.#next + i + 1) % queues.length;
+        const w = q.shift()!;
+        this.waiting--;
+        this.inUse++;
+        clearTimeout(w.timer);
+        w.proceed();
+        break;
+      }
+    }
+  }
+}
+
+interface CompiledSchema {
+  spec: FlowSchemaSpec;
+  uid: string;
+  level: Level;
+}
+
+/** 32-bit FNV-1a over the flow's schema name and distinguisher, spread to 53 bits. */
+function flowHash(schema: string, distinguisher: string): number {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  const mix = (s: string): void => {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    }
+  };
+  mix(schema);
+  mix('\u0000');
+  mix(distinguisher);
+  return (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);
+}
+
+const matchesList = (list: readonly string[], value: string): boolean => list[0] === ALL || list.includes(value);
+
+function subjectMatches(s: Subject, name: string, groups: readonly string[]): boolean {
+  switch (s.kind) {
+    case 'User':
+      return s.name === ALL || s.name === name;
+    case 'Group':
+      return s.name === ALL || groups.includes(s.name);
+    case 'ServiceAccount':
+      return s.prefix ? name.startsWith(s.name) : name === s.name;
+  }
+}
+
+function resourceMatches(r: ResourceRule, info: RequestInfo): boolean {
+  if (!matchesList(r.verbs, info.verb) || !matchesList(r.apiGroups, info.apiGroup)) return false;
+  if (r.resources[0] !== ALL) {
+    const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+    if (!r.resources.includes(resource)) return false;
+  }
+  return info.namespace === '' ? r.clusterScope : matchesList(r.namespaces, info.namespace);
+}
+
+function nonResourceMatches(r: NonResourceRule, info: RequestInfo): boolean {
+  if (!matchesList(r.verbs, info.verb)) return false;
+  for (const u of r.urls) {
+    if (u === ALL || u === info.path) return true;
+    if (u.endsWith('*') && info.path.startsWith(u.slice(0, -1))) return true;
+  }
+  return false;
+}
+
+/** Plain loops, no closures: classification runs on every request and allocates nothing. */
+function schemaMatches(fs: FlowSchemaSpec, info: RequestInfo, name: string, groups: readonly string[]): boolean {
+  const r = fs.rules;
+  let subject = false;
+  for (const s of r.subjects) {
+    if (subjectMatches(s, name, groups)) {
+      subject = true;
+      break;
+    }
+  }
+  if (!subject) return false;
+  if (info.isResourceRequest) {
+    for (const rr of r.resourceRules) if (resourceMatches(rr, info)) return true;
+    return false;
+  }
+  for (const nr of r.nonResourceRules) if (nonResourceMatches(nr, info)) return true;
+  return false;
+}
+
+/** kube's long-running requests that APF does not track at all (watches it tracks until they start). */
+const LONG_RUNNING_SUBRESOURCES = new Set(['proxy', 'attach', 'exec', 'log', 'portforward']);
+
+/** Go's http.Error with kube's tooManyRequests text and `Retry-After: 1`. */
+export function writeTooManyRequests(res: ServerResponse): void {
+  res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Retry-After': '1' });
+  res.end('Too many requests, please try again later.\n');
+}
+
+export interface PriorityAndFairnessOptions {
+  /** --max-requests-inflight + --max-mutating-requests-inflight. */
+  serverConcurrencyLimit: number;
+  /** How long a request may wait in a queue (ms); kube: --request-timeout / 4. */
+  requestWaitLimitMs: number;
+  levels?: readonly PriorityLevelSpec[];
+  schemas?: readonly FlowSchemaSpec[];
+}
+
+/** The classifier and seat accounting, without the HTTP side (for the filter and its tests). */
+export class PriorityAndFairness {
+  readonly levels: ReadonlyMap<string, Level>;
+  readonly #schemas: readonly CompiledSchema[];
+  readonly #waitLimitMs: number;
+
+  constructor(opts: PriorityAndFairnessOptions) {
+    const levelSpecs = opts.levels ?? BOOTSTRAP_PRIORITY_LEVELS;
+    const sumShares = levelSpecs.reduce((s, l) => s + (l.exempt ? 0 : l.shares), 0);
+    const levels = new Map<string, Level>();
+    for (const l of levelSpecs) levels.set(l.name, new Level(l, l.exempt ? Infinity : Math.ceil((opts.serverConcurrencyLimit * l.shares) / sumShares)));
+    this.levels = levels;
+    const schemas = [...(opts.schemas ?? BOOTSTRAP_FLOW_SCHEMAS)].sort((a, b) => a.matchingPrecedence - b.matchingPrecedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#schemas = schemas.map((spec) => {
+      const level = levels.get(spec.priorityLevel);
+      if (!level) throw new Error(`flow schema ${spec.name} names an unknown priority level ${spec.priorityLevel}`);
+      return { spec, uid: bootstrapUID('flowschemas', spec.name), level };
+    });
+    this.#waitLimitMs = opts.requestWaitLimitMs;
+  }
+
+  /** The first schema (by precedence) matching the request; catch-all matches everyone. */
+  classify(info: RequestInfo, userName: string, groups: readonly string[]): CompiledSchema | undefined {
+    for (const s of this.#schemas) if (schemaMatches(s.spec, info, userName, groups)) return s;
+    return undefined;
+  }
+
+  /**
+   * Takes a seat of the schema's level: resolves true once the request may run (call
+   * `level.release()` after), false when it is rejected (queue full, waited too long, or the
+   * client went away while queued).
+   */
+  acquire(s: CompiledSchema, distinguisher: string, req: IncomingMessage): true | Promise<boolean> | false {
+    const level = s.level;
+    if (level.spec.exempt) return true;
+    if (level.inUse < level.seats && level.waiting === 0) {
+      level.inUse++;
+      return true;
+    }
+    const queue = level.pickQueue(flowHash(s.spec.name, distinguisher));
+    if (!queue || queue.length >= level.spec.queuing!.queueLengthLimit) return false;
+    return new Promise<boolean>((resolve) => {
+      const leave = (): void => {
+        const i = queue.indexOf(w);
+        if (i < 0) return;
+        queue.splice(i, 1);
+        level.waiting--;
+        req.off('close', onClose);
+        resolve(false);
+      };
+      const onClose = (): void => leave();
+      const w: Waiter = {
+        queue,
+        timer: setTimeout(leave, this.#waitLimitMs),
+        proceed: () => {
+          req.off('close', onClose);
+          resolve(true);
+        },
+      };
+      queue.push(w);
+      level.waiting++;
+      req.once('close', onClose);
+    });
+  }
+}
+
+/**
+ * The filter: classifies, sets kube's X-Kubernetes-PF-* headers, waits for a seat (or answers
+ * 429), runs the request and frees the seat. Watches hold their seat only until their response
+ * starts (kube 1.24: until the watch is initialized); other long-running requests bypass it.
+ */
+export function withPriorityAndFairness(next: Handler, opts: PriorityAndFairnessOptions): Handler {
+  const apf = new PriorityAndFairness(opts);
+  return async (req, res) => {
+    const ctx = contextOf(req);
+    const { info } = ctx;
+    if (info.isResourceRequest && (info.verb === 'proxy' || LONG_RUNNING_SUBRESOURCES.has(info.subresource))) return next(req, res);
+    const name = ctx.user?.name ?? '';
+    const groups = ctx.user?.groups ?? [];
+    const schema = apf.classify(info, name, groups);
+    if (!schema) return next(req, res);
+    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', schema.uid);
+    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', schema.level.uid);
+    const level = schema.level;
+    if (level.spec.exempt) return next(req, res);
+    const distinguisher = schema.spec.distinguisher === 'ByUser' ? name : schema.spec.distinguisher === 'ByNamespace' ? info.namespace : '';
+    const got = apf.acquire(schema, distinguisher, req);
+    if (got !== true && !(await got)) {
+      if (!res.headersSent && !res.destroyed) writeTooManyRequests(res);
+      return;
+    }
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      level.release();
+    };
+    if (info.verb === 'watch') {
+      // The seat is given back once the watch is established and its response begins.
+      const flush = res.flushHeaders.bind(res);
+      res.flushHeaders = () => {
+        release();
+        flush();
+      };
+    }
+    try {
+      await next(req, res);
+    } finally {
+      release();
+    }
+  };
+}
