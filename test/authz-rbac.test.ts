@@ -146,9 +146,9 @@ describe('RBAC (the default mode), against the plinth executable', () => {
 
   it('nonResourceURLs: exact paths and prefixes; forbidden paths as kube words them', async () => {
     const c = env.plinth.client;
-    // Paths outside kube's default policy; plinth serves neither, so "allowed" is a 404 after
-    // authorization and "refused" the 403 before it.
-    expectCode(await c.get('/metrics', as('dave-token')), 404);
+    // Paths outside kube's default policy: "allowed" is the path's answer after authorization (the
+    // scrape; a 404 for /logs, which plinth does not serve) and "refused" the 403 before it.
+    expectCode(await c.get('/metrics', as('dave-token')), 200);
     expectCode(await c.get('/logs/kube-apiserver.log', as('dave-token')), 404);
     expectForbidden(await c.get('/logs', as('dave-token')), 'forbidden: User "dave" cannot get path "/logs"');
     expectForbidden(await c.get('/metrics', as('bob-token')), 'forbidden: User "bob" cannot get path "/metrics"');
