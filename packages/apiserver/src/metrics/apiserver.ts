@@ -6,7 +6,8 @@
  * and no label object.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Counter, Gauge, Histogram } from 'prom-client';
+import type { Gauge } from 'prom-client';
+import type { CounterSeries, FastCounter, FastHistogram, HistogramSeries } from './fast.js';
 import type { Catalog, ResourceDefinition } from '@plinth/api';
 import type { EtcdOperation } from '@plinth/storage';
 import { contextOf, type Handler, type RequestContext } from '../context.js';
@@ -14,9 +15,9 @@ import { toStatusError } from '../registry/interpret.js';
 import { KubeRegistry, exponentialBuckets, type RegistryLog } from './registry.js';
 import { INSTRUMENTED_NON_RESOURCE_PATHS, cleanDryRun, cleanScope, isLongRunning, isMutating, reportedVerb } from './labels.js';
 
-type CounterChild = ReturnType<Counter['labels']>;
+type CounterChild = CounterSeries;
 type GaugeChild = ReturnType<Gauge['labels']>;
-type HistogramChild = ReturnType<Histogram['labels']>;
+type HistogramChild = HistogramSeries;
 
 export const APISERVER_COMPONENT = 'apiserver';
 
@@ -63,21 +64,21 @@ export class ApiserverMetrics {
   readonly recording: boolean;
   readonly registry: KubeRegistry;
 
-  readonly #requestTotal: Counter<string>;
-  readonly #requestDuration: Histogram<string>;
-  readonly #responseSizes: Histogram<string>;
+  readonly #requestTotal: FastCounter;
+  readonly #requestDuration: FastHistogram;
+  readonly #responseSizes: FastHistogram;
   readonly #inflight: Gauge<string>;
   readonly #longRunning: Gauge<string>;
   readonly #longRunningDeprecated: Gauge<string>;
   readonly #deprecatedApis: Gauge<string>;
-  readonly #etcdRequestDuration: Histogram<string>;
-  readonly #watchEvents: Counter<string>;
-  readonly #watchEventsSizes: Histogram<string>;
+  readonly #etcdRequestDuration: FastHistogram;
+  readonly #watchEvents: FastCounter;
+  readonly #watchEventsSizes: FastHistogram;
   readonly #registeredWatchers: Gauge<string>;
-  readonly #auditEvents: Counter<string>;
-  readonly #auditErrors: Counter<string>;
-  readonly #authAttempts: Counter<string>;
-  readonly #webhookDuration: Histogram<string>;
+  readonly #auditEvents: FastCounter;
+  readonly #auditErrors: FastCounter;
+  readonly #authAttempts: FastCounter;
+  readonly #webhookDuration: FastHistogram;
 
   readonly #series = new Map<string, RequestSeries>();
   readonly #deprecatedSeen = new Set<string>();

@@ -4,7 +4,8 @@
  * `(Deprecated from x.y)` when deprecated, and not registered (hidden) when deprecated long enough,
  * unless hidden metrics were asked for (--show-hidden-metrics-for-version).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { FastCounter, FastHistogram } from './fast.js';
 import { describe, exposureOf, type StabilityLevel } from './stability.js';
 
 export interface MetricSpec<L extends string> {
@@ -52,9 +53,9 @@ export class KubeRegistry {
     return { help: describe(spec.help, spec.stability, spec.deprecatedVersion, exposure.deprecated), registers: exposure.visible ? [this.registry] : [] };
   }
 
-  counter<L extends string>(spec: MetricSpec<L>): Counter<L> {
+  counter<L extends string>(spec: MetricSpec<L>): FastCounter {
     const { help, registers } = this.#prepare(spec);
-    return new Counter<L>({ name: spec.name, help, labelNames: spec.labelNames, registers });
+    return new FastCounter({ name: spec.name, help, labelNames: spec.labelNames, registers });
   }
 
   gauge<L extends string>(spec: MetricSpec<L> & { collect?: (this: Gauge<L>) => void | Promise<void> }): Gauge<L> {
@@ -62,9 +63,9 @@ export class KubeRegistry {
     return new Gauge<L>({ name: spec.name, help, labelNames: spec.labelNames, registers, ...(spec.collect ? { collect: spec.collect } : {}) });
   }
 
-  histogram<L extends string>(spec: HistogramSpec<L>): Histogram<L> {
+  histogram<L extends string>(spec: HistogramSpec<L>): FastHistogram {
     const { help, registers } = this.#prepare(spec);
-    return new Histogram<L>({ name: spec.name, help, labelNames: spec.labelNames, buckets: spec.buckets, registers });
+    return new FastHistogram({ name: spec.name, help, labelNames: spec.labelNames, buckets: spec.buckets, registers });
   }
 
   /** prom-client's process and Node.js metrics (one set per process), then this registry's metrics. */

@@ -5,10 +5,10 @@
  */
 import { storagePathOf, type Catalog, type ResourceDefinition } from '@plinth/api';
 import type { EtcdOperation, EtcdRequestObserver, EtcdStore, WatchCaches } from '@plinth/storage';
-import type { Histogram } from 'prom-client';
+import type { HistogramSeries } from './fast.js';
 import type { ApiserverMetrics } from './apiserver.js';
 
-type HistogramChild = ReturnType<Histogram['labels']>;
+type HistogramChild = HistogramSeries;
 
 /**
  * kube 1.24's `type` label: the Go type of the object read or written, e.g. `*core.Pod`,
