@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { EXECUTABLE, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
+import { EXECUTABLE, withInProcess, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
 
 let etcd: TestEtcd;
 
@@ -18,14 +18,7 @@ after(async () => {
   await etcd.stop();
 });
 
-async function withPlinth<T>(args: string[], fn: (p: InProcessPlinth) => Promise<T>): Promise<T> {
-  const p = await startInProcess({ etcd, args });
-  try {
-    return await fn(p);
-  } finally {
-    await p.stop();
-  }
-}
+const withPlinth = <T>(args: string[], fn: (p: InProcessPlinth) => Promise<T>): Promise<T> => withInProcess(etcd, args, fn);
 
 function runExecutable(args: string[]): { code: number | null; output: string } {
   const r = spawnSync(process.execPath, [EXECUTABLE, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${tempDir('plinth-fg-')}`, `--etcd-servers=${etcd.endpoint}`, ...args], { encoding: 'utf8', timeout: 30_000 });

@@ -181,6 +181,16 @@ export async function startInProcess(opts: { etcd?: TestEtcd; args?: string[] } 
   };
 }
 
+/** Runs `fn` against an in-process plinth on `etcd` started with `args`, stopping it afterwards. */
+export async function withInProcess<T>(etcd: TestEtcd, args: string[], fn: (p: InProcessPlinth) => Promise<T>): Promise<T> {
+  const p = await startInProcess({ etcd, args });
+  try {
+    return await fn(p);
+  } finally {
+    await p.stop();
+  }
+}
+
 export interface PlinthProcess {
   child: ChildProcess;
   dataDir: string;

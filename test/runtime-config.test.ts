@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { EXECUTABLE, kubectlPath, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
+import { EXECUTABLE, withInProcess, kubectlPath, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
 
 let etcd: TestEtcd;
 
@@ -18,14 +18,7 @@ after(async () => {
   await etcd.stop();
 });
 
-async function withPlinth<T>(args: string[], fn: (p: InProcessPlinth) => Promise<T>): Promise<T> {
-  const p = await startInProcess({ etcd, args });
-  try {
-    return await fn(p);
-  } finally {
-    await p.stop();
-  }
-}
+const withPlinth = <T>(args: string[], fn: (p: InProcessPlinth) => Promise<T>): Promise<T> => withInProcess(etcd, args, fn);
 
 const event = (name: string) => ({
   apiVersion: 'events.k8s.io/v1',
