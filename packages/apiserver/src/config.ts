@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { rootCertificates as tlsRootCertificates } from 'node:tls';
 import { Catalog, apiVersionOf, builtinResources, isStored, storageDefOf, storagePathOf, type ResourceDefinition, type StoredObject } from '@plinth/api';
 import { EtcdStore, WatchCaches, createKeyFunctions, withTTL, isKeyNotFound, startCompactor, startEmbeddedEtcd, type Compactor, type EmbeddedEtcd, type KeyFunctions, type Store } from '@plinth/storage';
 import { createAdmission, createMutatingWebhookPlugin, createValidatingWebhookPlugin, type AdmissionChain } from '@plinth/admission';
@@ -134,6 +135,23 @@ export function cachedGetter(store: Store, key: (namespace: string, name: string
   };
 }
 
+/**
+ * kube's --etcd-cafile/--etcd-certfile/--etcd-keyfile, read once at start (a missing file fails
+ * start-up). Without a CA file, https endpoints are verified against Node's default roots.
+ */
+function etcdTLS(opts: CompletedOptions['flags']): { tls?: { ca: Buffer; cert?: Buffer; key?: Buffer } } {
+  if (!opts.etcdCafile && !opts.etcdCertfile) return {};
+  const read = (flag: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new Error(`--${flag}: ${(e as Error).message}`);
+    }
+  };
+  const ca = opts.etcdCafile ? read('etcd-cafile', opts.etcdCafile) : Buffer.concat(tlsRootCertificates.map((c) => Buffer.from(c + '\n')));
+  return { tls: { ca, ...(opts.etcdCertfile ? { cert: read('etcd-certfile', opts.etcdCertfile), key: read('etcd-keyfile', opts.etcdKeyfile) } : {}) } };
+}
+
 export async function buildConfig(options: CompletedOptions, log: Logger): Promise<ServerConfig> {
   const opts = options.flags;
   const dataDir = resolve(opts.dataDir);
@@ -154,7 +172,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     log.info('embedded etcd started', { endpoint: etcd.endpoint, dataDir: join(dataDir, 'etcd') });
   }
   const etcdObserver = etcdRequestObserver(metrics, opts.etcdPrefix);
-  const storage = new EtcdStore({ endpoints, ...(metrics.recording ? { observer: etcdObserver } : {}) });
+  const storage = new EtcdStore({ endpoints, ...etcdTLS(opts), ...(metrics.recording ? { observer: etcdObserver } : {}) });
   let stopObjectCounts: (() => void) | undefined;
   let watchCaches: WatchCaches | undefined;
   let compactor: Compactor | undefined;

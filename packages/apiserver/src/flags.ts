@@ -10,6 +10,10 @@ export interface ServerOptions {
   bindAddress: string;
   etcdServers: string[];
   etcdPrefix: string;
+  /** Client TLS to etcd (kube's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
+  etcdCafile: string;
+  etcdCertfile: string;
+  etcdKeyfile: string;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
   certDir: string;
@@ -80,6 +84,17 @@ export interface ServerOptions {
   auditLogMaxbackup: number;
   auditLogMaxage: number;
   auditLogFormat: string;
+  // Leader election for singleton work (kube-controller-manager's LeaderElectionConfiguration flags).
+  leaderElect: boolean;
+  /** ms */
+  leaderElectLeaseDuration: number;
+  /** ms */
+  leaderElectRenewDeadline: number;
+  /** ms */
+  leaderElectRetryPeriod: number;
+  leaderElectResourceLock: string;
+  leaderElectResourceName: string;
+  leaderElectResourceNamespace: string;
   /** `--show-hidden-metrics-for-version`: '' or `<major>.<minor>`. */
   showHiddenMetricsForVersion: string;
   help: boolean;
@@ -107,6 +122,9 @@ const SPECS: FlagSpec[] = [
   { name: 'bind-address', kind: 'ip', key: 'bindAddress', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
   { name: 'etcd-servers', kind: 'strings', key: 'etcdServers', default: '', usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it, an embedded etcd runs under --data-dir.' },
   { name: 'etcd-prefix', kind: 'string', key: 'etcdPrefix', default: '/registry', usage: 'The prefix to prepend to all resource paths in etcd.' },
+  { name: 'etcd-cafile', kind: 'string', key: 'etcdCafile', default: '', usage: 'SSL Certificate Authority file used to secure etcd communication.' },
+  { name: 'etcd-certfile', kind: 'string', key: 'etcdCertfile', default: '', usage: 'SSL certification file used to secure etcd communication.' },
+  { name: 'etcd-keyfile', kind: 'string', key: 'etcdKeyfile', default: '', usage: 'SSL key file used to secure etcd communication.' },
   { name: 'tls-cert-file', kind: 'string', key: 'tlsCertFile', default: '', usage: 'File containing the default x509 certificate for HTTPS.' },
   { name: 'tls-private-key-file', kind: 'string', key: 'tlsPrivateKeyFile', default: '', usage: 'File containing the default x509 private key matching --tls-cert-file.' },
   { name: 'cert-dir', kind: 'string', key: 'certDir', default: '', usage: 'The directory where the self-signed TLS certificates are (default <data-dir>/certs). Ignored if --tls-cert-file and --tls-private-key-file are provided.' },
@@ -163,6 +181,13 @@ const SPECS: FlagSpec[] = [
   { name: 'audit-log-maxbackup', kind: 'int', key: 'auditLogMaxbackup', default: '0', usage: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
   { name: 'audit-log-maxage', kind: 'int', key: 'auditLogMaxage', default: '0', usage: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.' },
   { name: 'audit-log-format', kind: 'string', key: 'auditLogFormat', default: 'json', usage: 'Format of saved audits. "legacy" indicates 1-line text format for each event. "json" indicates structured json format. Known formats are legacy,json.' },
+  { name: 'leader-elect', kind: 'bool', key: 'leaderElect', default: 'true', usage: "Start a leader election client and gain leadership before running the singleton controllers (namespace finalization, token cleaner, service-account tokens, RBAC aggregation, bootstrap-policy reconciliation, CRD cleanup, compaction). Enable this when running replicated components for high availability." },
+  { name: 'leader-elect-lease-duration', kind: 'duration', key: 'leaderElectLeaseDuration', default: '15s', usage: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.' },
+  { name: 'leader-elect-renew-deadline', kind: 'duration', key: 'leaderElectRenewDeadline', default: '10s', usage: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.' },
+  { name: 'leader-elect-retry-period', kind: 'duration', key: 'leaderElectRetryPeriod', default: '2s', usage: 'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.' },
+  { name: 'leader-elect-resource-lock', kind: 'string', key: 'leaderElectResourceLock', default: 'leases', usage: "The type of resource object that is used for locking during leader election. Supported options are 'leases'." },
+  { name: 'leader-elect-resource-name', kind: 'string', key: 'leaderElectResourceName', default: 'plinth-apiserver', usage: 'The name of resource object that is used for locking during leader election.' },
+  { name: 'leader-elect-resource-namespace', kind: 'string', key: 'leaderElectResourceNamespace', default: 'kube-system', usage: 'The namespace of resource object that is used for locking during leader election.' },
   { name: 'show-hidden-metrics-for-version', kind: 'string', key: 'showHiddenMetricsForVersion', default: '', usage: "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that." },
   { name: 'help', kind: 'bool', key: 'help', default: 'false', usage: 'help for plinth-apiserver' },
 ];
@@ -287,6 +312,15 @@ export function parseFlags(argv: string[]): ServerOptions {
   }
   const o = opts as unknown as ServerOptions;
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  if (!!o.etcdCertfile !== !!o.etcdKeyfile) throw new FlagError('--etcd-certfile and --etcd-keyfile must be given together');
+  if ((o.etcdCafile || o.etcdCertfile) && o.etcdServers.length === 0) throw new FlagError('--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers (the embedded etcd is plain loopback)');
+  if (o.leaderElect) {
+    // client-go's leaderelection.NewLeaderElector checks, with its messages.
+    if (o.leaderElectLeaseDuration <= o.leaderElectRenewDeadline) throw new FlagError('leaseDuration must be greater than renewDeadline');
+    if (o.leaderElectRenewDeadline <= 1.2 * o.leaderElectRetryPeriod) throw new FlagError('renewDeadline must be greater than retryPeriod*JitterFactor');
+    if (o.leaderElectLeaseDuration < 1 || o.leaderElectRenewDeadline < 1 || o.leaderElectRetryPeriod < 1) throw new FlagError('leaseDuration, renewDeadline and retryPeriod must be greater than zero');
+    if (o.leaderElectResourceLock !== 'leases') throw new FlagError(`--leader-elect-resource-lock: only "leases" is supported, got "${o.leaderElectResourceLock}"`);
+  }
   if (o.etcdCompactionInterval < 0) throw new FlagError('--etcd-compaction-interval must not be negative');
   if (o.maxRequestsInflight < 0 || o.maxMutatingRequestsInflight < 0) throw new FlagError('--max-requests-inflight and --max-mutating-requests-inflight must not be negative');
   if (o.livezGracePeriod < 0) throw new FlagError('--livez-grace-period can not be a negative value');

@@ -53,6 +53,8 @@ export interface EtcdStoreOptions {
   leases?: LeaseManagerOptions;
   /** Told of each create, get, list, update and delete and its latency (metrics). */
   observer?: EtcdRequestObserver;
+  /** Client TLS: the CA that signed etcd's serving certificates, and a client certificate (PEM). */
+  tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
@@ -119,6 +121,7 @@ export class EtcdStore implements Store {
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
       grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
       faultHandling: faultHandling(),
+      ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca, ...(opts.tls.cert ? { certChain: opts.tls.cert, privateKey: opts.tls.key } : {}) } } : {}),
     });
     this.#mux = new WatchMux(this.#client);
     this.#feedMux = new WatchMux(this.#client);
