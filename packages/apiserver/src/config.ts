@@ -17,7 +17,9 @@ import { ResourceStore } from './registry/store.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
-import { ensureBootstrapPolicy } from './controllers/rbac-bootstrap.js';
+import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
+import { alwaysLeader, createLeaderElector, type LeaderElector } from './controllers/leader-election.js';
+import { identityLeases, IDENTITY_LEASE_RENEW_MS } from './controllers/apiserver-identity.js';
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
 import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escalation.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
@@ -71,7 +73,13 @@ export interface ServerConfig {
    * order; each named as kube names its equivalent hook (its health check: `poststarthook/<name>`).
    */
   postStartHooks: Array<{ name: string; run(): Promise<void> }>;
+  /** Controllers every replica runs (serving CRDs, its identity lease). */
   controllers: Controller[];
+  /** Singleton work: runs on the replica the election chose (every replica with --leader-elect=false). */
+  singletons: Controller[];
+  elector: LeaderElector;
+  /** Filled by the server once it listens (the identity lease's id includes the port). */
+  listening: { port: number };
   /** The audit policy and log backend; undefined without --audit-policy-file and --audit-log-path. */
   audit: Audit | undefined;
   /** The Prometheus metrics (/metrics); recording is off with PLINTH_METRICS=off (benchmarks). */
@@ -178,10 +186,12 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
   let compactor: Compactor | undefined;
   let authenticator: Authenticator | undefined;
   let authorizer: Authorizer | undefined;
+  let elector: LeaderElector | undefined;
   const close = async (drained?: Promise<void>): Promise<void> => {
     authenticator?.close?.();
     authorizer?.close?.();
     compactor?.stop();
+    await elector?.stop();
     metrics.close();
     stopObjectCounts?.();
     await watchCaches?.stop();
@@ -244,9 +254,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const objectCounts = storageObjectsSource({ catalog, storage, watchCaches, collectionPrefix: (d) => keys.collectionPrefix(storagePathOf(d)), onError: (e) => log.error('counting stored objects failed', { error: String(e) }) });
     stopObjectCounts = objectCounts.stop;
     metrics.setStorageObjectsSource(objectCounts.source);
+    // The compactor's rounds run on the leader's timer (below); its CAS on compact_rev_key keeps
+    // one compaction per interval even while two replicas believe they lead.
     compactor = startCompactor({
       client: storage.client,
-      intervalMs: opts.etcdCompactionInterval,
+      intervalMs: 0,
       onError: (e) => log.error('etcd compaction failed', { error: String(e) }),
       onCompacted: (rev) => log.v(2, 'etcd compacted', { revision: rev }),
     });
@@ -312,12 +324,49 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     ];
 
     // CustomResourceDefinitions: each served as ResourceDefinitions and stores added while serving.
-    const apiextensions = customResourceComponents({ catalog, stores, crds: stores.get(def('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'))!, storage, watchCaches, keys, admission, log });
+    const leases = stores.get(def('coordination.k8s.io', 'v1', 'leases'))!;
+    const listening = { port: opts.securePort };
+    const identity = identityLeases({ leases, port: () => listening.port, log });
+    elector = opts.leaderElect
+      ? createLeaderElector({
+          leases,
+          namespace: opts.leaderElectResourceNamespace,
+          name: opts.leaderElectResourceName,
+          leaseDurationMs: opts.leaderElectLeaseDuration,
+          renewDeadlineMs: opts.leaderElectRenewDeadline,
+          retryPeriodMs: opts.leaderElectRetryPeriod,
+          log,
+        })
+      : alwaysLeader();
+    const apiextensions = customResourceComponents({
+      catalog,
+      stores,
+      crds: stores.get(def('apiextensions.k8s.io', 'v1', 'customresourcedefinitions'))!,
+      storage,
+      watchCaches,
+      keys,
+      admission,
+      log,
+      apiserverCount: () => identity.liveCount(),
+    });
 
     const namespaces = stores.get(def('', 'v1', 'namespaces'))!;
     const clusterRoles = rbacStore('clusterroles')();
     const clusterRoleBindings = rbacStore('clusterrolebindings')();
-    const controllers: Controller[] = [
+    const comp = compactor;
+    const every = (name: string, ms: number, fn: () => Promise<unknown>): Controller => ({
+      name,
+      start: () => {
+        const timer = setInterval(() => void fn().catch((e: unknown) => log.error(`${name} failed`, { error: String(e) })), ms);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
+    });
+    const controllers: Controller[] = [apiextensions.controller, { name: 'apiserver-identity', start: () => identity.start() }];
+    const singletons: Controller[] = [
+      ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
+      // kube's apiserverleasegc (every replica, hourly there): here the leader, each renewal period.
+      every('apiserver-identity-gc', IDENTITY_LEASE_RENEW_MS, () => identity.collectGarbage()),
       {
         name: 'namespace',
         start: () =>
@@ -342,7 +391,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
             log,
           }),
       },
-      apiextensions.controller,
+      apiextensions.singleton,
     ];
 
     // --runtime-config: what is off leaves the served catalog (404, gone from discovery and
@@ -354,7 +403,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     }
 
     const cache = watchCaches;
-    const comp = compactor;
+    const leader = elector;
     return {
       options,
       dataDir,
@@ -375,8 +424,21 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       nonResourceRoutes: openIDMetadataRoutes(tokenIssuer, sa.issuers[0]!, opts.bindAddress, log),
       postStartHooks: [
         // kube's bootstrap-controller creates the system namespaces.
-        { name: 'bootstrap-controller', run: () => ensureSystemNamespaces(namespaces) },
-        { name: 'rbac/bootstrap-roles', run: () => ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, log }) },
+        // The election starts once kube-system (where its Lease lives) exists.
+        {
+          name: 'bootstrap-controller',
+          run: async () => {
+            await ensureSystemNamespaces(namespaces);
+            leader.start();
+          },
+        },
+        {
+          name: 'rbac/bootstrap-roles',
+          run: () =>
+            opts.leaderElect
+              ? ensureBootstrapPolicyElected({ clusterRoles, clusterRoleBindings, log, isLeader: () => leader.isLeader(), fallbackMs: 2 * opts.leaderElectLeaseDuration })
+              : ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, log }),
+        },
         // kube's hook that starts the shared informers; plinth's started with the config, so this
         // waits for the authorizer's first lists (no request is decided on half-loaded roles).
         { name: 'generic-apiserver-start-informers', run: async () => authorizer!.synced },
@@ -384,6 +446,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         apiextensions.postStartHook,
       ],
       controllers,
+      singletons,
+      elector: leader,
+      listening,
       audit,
       metrics,
       compactNow: () => comp.tick(),

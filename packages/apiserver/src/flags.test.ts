@@ -82,3 +82,25 @@ test('authentication defaults are kube-apiserver 1.24\'s', () => {
   assert.equal(o.authenticationTokenWebhookVersion, 'v1beta1');
   assert.equal(parseFlags(['--anonymous-auth=false']).anonymousAuth, false);
 });
+
+test('leader election flags: kube-controller-manager\'s defaults and client-go\'s checks', () => {
+  const o = parseFlags([]);
+  assert.equal(o.leaderElect, true);
+  assert.equal(o.leaderElectLeaseDuration, 15_000);
+  assert.equal(o.leaderElectRenewDeadline, 10_000);
+  assert.equal(o.leaderElectRetryPeriod, 2_000);
+  assert.equal(o.leaderElectResourceLock, 'leases');
+  assert.equal(o.leaderElectResourceNamespace, 'kube-system');
+  assert.throws(() => parseFlags(['--leader-elect-lease-duration=10s']), /leaseDuration must be greater than renewDeadline/);
+  assert.throws(() => parseFlags(['--leader-elect-retry-period=9s']), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
+  assert.throws(() => parseFlags(['--leader-elect-resource-lock=endpoints']), /only "leases"/);
+  // Without election the durations are not checked (kube: only applicable if enabled).
+  assert.equal(parseFlags(['--leader-elect=false', '--leader-elect-lease-duration=1s']).leaderElect, false);
+});
+
+test('etcd client TLS flags go together and need --etcd-servers', () => {
+  const o = parseFlags(['--etcd-servers=https://127.0.0.1:2379', '--etcd-cafile=/ca', '--etcd-certfile=/c', '--etcd-keyfile=/k']);
+  assert.deepEqual([o.etcdCafile, o.etcdCertfile, o.etcdKeyfile], ['/ca', '/c', '/k']);
+  assert.throws(() => parseFlags(['--etcd-servers=https://127.0.0.1:2379', '--etcd-certfile=/c']), /--etcd-certfile and --etcd-keyfile must be given together/);
+  assert.throws(() => parseFlags(['--etcd-cafile=/ca']), /need --etcd-servers/);
+});

@@ -195,6 +195,7 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   }
   const addr = server.address();
   port = typeof addr === 'object' && addr ? addr.port : opts.securePort;
+  config.listening.port = port;
   const url = `https://${hostForUrl}:${port}`;
 
   for (const hook of config.postStartHooks) {
@@ -202,6 +203,8 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     hooksDone.add(hook.name);
   }
   const stopControllers = config.controllers.map((c) => c.start());
+  // Singleton work runs while this replica leads (always, with --leader-elect=false).
+  for (const c of config.singletons) config.elector.run(c.name, () => c.start());
 
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
   writeKubeconfig(kubeconfigPath, { server: url, caPem: readFileSync(config.tls.caFile ?? config.tls.certFile, 'utf8'), token: config.adminToken });
@@ -222,6 +225,8 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
         shuttingDown = true;
         if (opts.shutdownDelayDuration > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayDuration));
         for (const stop of stopControllers) stop();
+        // Leader work stops and the Lease is released: another replica takes over at once.
+        await config.elector.stop();
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
         // Ending the caches (in config.close) ends every watch stream cleanly; what is still open

@@ -70,3 +70,36 @@ export async function ensureBootstrapPolicy(deps: BootstrapPolicyDeps): Promise<
     await ensureObject(deps.clusterRoleBindings, binding as unknown as ReconcilableObject, reconcileClusterRoleBinding, deps.log);
   }
 }
+
+/** Whether every default object exists and needs no reconciliation (reads only: the watch cache). */
+export async function bootstrapPolicyCurrent(deps: BootstrapPolicyDeps): Promise<boolean> {
+  const scope = { user: BOOTSTRAP_USER, namespace: '' };
+  const check = async (store: ResourceStore, expected: ReconcilableObject, reconcile: Reconcile): Promise<boolean> => {
+    try {
+      const existing = await store.get(scope, expected.metadata.name!, '0');
+      const result = reconcile(existing as unknown as ReconcilableObject, expected);
+      return result.protected || result.operation === 'none';
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  };
+  for (const role of bootstrapClusterRoles()) if (!(await check(deps.clusterRoles, role as unknown as ReconcilableObject, reconcileClusterRole))) return false;
+  for (const binding of bootstrapClusterRoleBindings()) if (!(await check(deps.clusterRoleBindings, binding as unknown as ReconcilableObject, reconcileClusterRoleBinding))) return false;
+  return true;
+}
+
+/**
+ * The `rbac/bootstrap-roles` hook with leader election: the leader reconciles; the others wait
+ * until the policy is current (nothing to write) — unless no leader has done it within
+ * `fallbackMs` (e.g. the leader runs an older policy during a rolling upgrade), then they
+ * reconcile themselves, which is safe (conflicts are redone) and what kube does on every replica.
+ */
+export async function ensureBootstrapPolicyElected(deps: BootstrapPolicyDeps & { isLeader(): boolean; fallbackMs: number; pollMs?: number }): Promise<void> {
+  const deadline = Date.now() + deps.fallbackMs;
+  for (;;) {
+    if (await bootstrapPolicyCurrent(deps)) return;
+    if (deps.isLeader() || Date.now() >= deadline) return ensureBootstrapPolicy(deps);
+    await new Promise((r) => setTimeout(r, deps.pollMs ?? 500));
+  }
+}

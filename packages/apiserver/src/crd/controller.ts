@@ -4,11 +4,12 @@
  *  - serves each CRD whose names are accepted: a ResourceDefinition per served version in the
  *    catalog (so discovery and OpenAPI follow), a registry store per version and a watch cache per
  *    CRD (kube's crdHandler storage map);
- *  - writes status as kube's naming and establishing controllers do (NamesAccepted, Established,
- *    acceptedNames) through the status sub-resource — every replica tries, a conflict means another
- *    one wrote first;
- *  - finalizes deleted CRDs (kube's finalizer controller): Terminating, every custom resource
- *    deleted, then the `customresourcecleanup.apiextensions.k8s.io` finalizer removed.
+ *  - on the elected leader only (singleton work): writes status as kube's naming and establishing
+ *    controllers do (NamesAccepted, Established, acceptedNames) through the status sub-resource;
+ *    with several replicas serving, Established follows NamesAccepted after 5 s (kube's
+ *    establishing controller in HA), so every replica serves a CRD before clients are told it is;
+ *  - on the leader only: finalizes deleted CRDs (kube's finalizer controller): Terminating, every
+ *    custom resource deleted, then the `customresourcecleanup.apiextensions.k8s.io` finalizer removed.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { apiVersionOf, conflict, groupResourceOf, isConflict, isNotFound, type Catalog, type ResourceDefinition, type ResourceStrategy, type StoredObject, type UserInfo } from '@plinth/api';
@@ -35,7 +36,14 @@ export interface CustomResourceControllerDeps {
   keys: KeyFunctions;
   admission: AdmissionChain;
   log: Logger;
+  /** How many API server replicas serve (identity leases); more than one delays Established. */
+  apiserverCount?: () => Promise<number>;
+  /** ms between NamesAccepted and Established when several replicas serve (kube: 5 s). */
+  establishDelayMs?: number;
 }
+
+/** kube's establishing delay in HA (apiextensions-apiserver: 5 s when MasterCount > 1). */
+const HA_ESTABLISH_DELAY_MS = 5000;
 
 /** What one CRD is served with now. */
 interface Served {
@@ -51,6 +59,8 @@ export interface CustomResourceControllers {
   /** Starts the informer; resolves once the CRDs present at start are served (kube's crd-informer-synced). */
   start(): Promise<void>;
   stop(): void;
+  /** The leader's share (status and finalization): started when this replica leads, stopped when it stops. */
+  lead(): () => void;
 }
 
 export function createCustomResourceControllers(deps: CustomResourceControllerDeps): CustomResourceControllers {
@@ -62,6 +72,10 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
   const storageStores = new Map<string, ResourceStore>();
   let informer: Informer | undefined;
   let stopped = false;
+  let leading = false;
+  /** When each CRD not yet Established was first found acceptable (the HA establishing delay). */
+  const installingSince = new Map<string, number>();
+  const establishTimers = new Map<string, NodeJS.Timeout>();
   const statusStrategy: ResourceStrategy | undefined = deps.crds.def.subresources.find((s) => s.name === 'status')?.strategy;
 
   const unserve = (name: string): void => {
@@ -121,8 +135,32 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
 
   /** Writes the naming/establishing result when it differs from what the CRD has. */
   const updateNames = async (crd: CRD): Promise<void> => {
-    if (crd.metadata.deletionTimestamp) return;
+    if (crd.metadata.deletionTimestamp || !leading) return;
     const result = calculateNamesAndConditions(crd, known.values());
+    const name = crd.metadata.name!;
+    if (result.established.status === 'True' && conditionOf(crd, 'Established')?.status !== 'True') {
+      // kube's naming controller writes Installing; its establishing controller sets Established
+      // later — at once with one replica, after 5 s with several (so they all serve it first).
+      const replicas = await (deps.apiserverCount?.() ?? Promise.resolve(1)).catch(() => 1);
+      const delay = replicas > 1 ? (deps.establishDelayMs ?? HA_ESTABLISH_DELAY_MS) : 0;
+      const since = installingSince.get(name) ?? Date.now();
+      installingSince.set(name, since);
+      const wait = since + delay - Date.now();
+      if (wait > 0) {
+        result.established = { type: 'Established', status: 'False', reason: 'Installing', message: 'the initial names have been accepted' };
+        if (!establishTimers.has(name)) {
+          const timer = setTimeout(() => {
+            establishTimers.delete(name);
+            const latest = known.get(name);
+            if (latest && !stopped) void updateNames(latest).catch((e: unknown) => log.v(2, 'establishing a custom resource definition failed', { name, error: String(e) }));
+          }, wait);
+          timer.unref();
+          establishTimers.set(name, timer);
+        }
+      }
+    } else {
+      installingSince.delete(name);
+    }
     const storageVersion = storageVersionOf(crd);
     const stored = crd.status?.storedVersions ?? [];
     if (
@@ -229,7 +267,7 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     if (isConditionTrue(crd, 'NamesAccepted') || isConditionTrue(crd, 'Established')) serve(crd);
     else unserve(name);
     if (crd.metadata.deletionTimestamp) {
-      if (crd.metadata.finalizers?.includes(CLEANUP_FINALIZER)) void finalize(crd);
+      if (leading && crd.metadata.finalizers?.includes(CLEANUP_FINALIZER)) void finalize(crd);
       return;
     }
     await updateNames(crd);
@@ -263,6 +301,21 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     stop() {
       stopped = true;
       informer?.stop();
+      for (const t of establishTimers.values()) clearTimeout(t);
+      establishTimers.clear();
+    },
+    lead() {
+      leading = true;
+      // What happened while another replica led (or none did) is looked at now.
+      for (const crd of [...known.values()]) {
+        const work = crd.metadata.deletionTimestamp ? (crd.metadata.finalizers?.includes(CLEANUP_FINALIZER) ? finalize(crd) : Promise.resolve()) : updateNames(crd);
+        void work.catch((e: unknown) => log.v(2, 'custom resource definition controller failed', { name: crd.metadata.name, error: String(e) }));
+      }
+      return () => {
+        leading = false;
+        for (const t of establishTimers.values()) clearTimeout(t);
+        establishTimers.clear();
+      };
     },
   };
 }

@@ -9,13 +9,14 @@ import { createCustomResourceControllers as create, type CustomResourceControlle
 
 /**
  * What a server config runs for CRDs: a post-start hook that starts the controllers and waits
- * until the CRDs present at start are served (kube's `crd-informer-synced`), and the controller
- * entry that stops them.
+ * until the CRDs present at start are served (kube's `crd-informer-synced`), the controller entry
+ * that stops them, and the leader's share (status, finalization).
  */
-export function customResourceComponents(deps: Deps): { postStartHook: { name: string; run(): Promise<void> }; controller: Controller } {
+export function customResourceComponents(deps: Deps): { postStartHook: { name: string; run(): Promise<void> }; controller: Controller; singleton: Controller } {
   const controllers = create(deps);
   return {
     postStartHook: { name: 'crd-informer-synced', run: () => controllers.start() },
     controller: { name: 'apiextensions', start: () => () => controllers.stop() },
+    singleton: { name: 'apiextensions-status', start: () => controllers.lead() },
   };
 }
