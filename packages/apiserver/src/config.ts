@@ -266,7 +266,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const adminToken = loadOrCreateAdminToken(join(dataDir, 'admin-token'));
     authenticator = await buildAuthenticator(options.authentication, {
       getSecret: getterOf(def('', 'v1', 'secrets'), false),
-      getServiceAccount: getterOf(def('', 'v1', 'serviceaccounts'), false),
+      // After a verified signature only: a miss may be an account another replica just created.
+      getServiceAccount: getterOf(def('', 'v1', 'serviceaccounts'), true),
+      getServiceAccountSecret: getterOf(def('', 'v1', 'secrets'), true),
       staticTokens: new Map([[adminToken, { name: 'plinth-admin', uid: 'plinth-admin', groups: ['system:masters'] }]]),
       dataDir,
       log,

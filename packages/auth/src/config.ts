@@ -17,8 +17,15 @@ import { serviceAccountMethod } from './serviceaccount/authenticator.js';
 
 /** Reads the authenticators need, served from the watch cache (no etcd read per request). */
 export interface AuthenticatorDeps {
+  /** A Secret as the cache has it (bootstrap tokens: looked up before anything is verified). */
   getSecret(namespace: string, name: string): Promise<StoredObject | undefined>;
+  /**
+   * Reads for service-account tokens, made only once the token's signature verified: the cache,
+   * then etcd when the cache has not seen the object yet — another replica may have created it a
+   * moment ago (kube's NewGetterFromClient: lister first, then a live GET).
+   */
   getServiceAccount(namespace: string, name: string): Promise<StoredObject | undefined>;
+  getServiceAccountSecret?(namespace: string, name: string): Promise<StoredObject | undefined>;
   /** Plinth's own fixed tokens (the admin token from the data dir): token → user. */
   staticTokens: Map<string, import('@plinth/api').UserInfo>;
   /** Where generated keys are kept (the service-account signing key). */
