@@ -161,9 +161,14 @@ export function createLeaderElector(cfg: LeaderElectionConfig): LeaderElector {
     timer.unref();
   };
 
+  /** The attempt under way (stop waits for it: a renewal racing the release would make it a Conflict). */
+  let inFlight: Promise<boolean> | undefined;
+
   const loop = async (): Promise<void> => {
     if (stopped) return;
-    const ok = await attempt();
+    inFlight = attempt();
+    const ok = await inFlight;
+    inFlight = undefined;
     if (stopped) return;
     const t = now();
     if (ok) {
@@ -230,6 +235,7 @@ export function createLeaderElector(cfg: LeaderElectionConfig): LeaderElector {
       const wasLeading = leading;
       leading = false;
       stopTasks();
+      await inFlight;
       if (!wasLeading) return;
       let t: NodeJS.Timeout | undefined;
       await Promise.race([release().catch((e: unknown) => cfg.log.v(2, 'leader election: release failed', { error: String(e) })), new Promise<void>((r) => (t = setTimeout(r, timeoutMs)))]);
