@@ -232,11 +232,11 @@ export function createLeaderElector(cfg: LeaderElectionConfig): LeaderElector {
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
-      const wasLeading = leading;
       leading = false;
       stopTasks();
       await inFlight;
-      if (!wasLeading) return;
+      // Released when the Lease names this replica (also if the attempt under way just acquired it).
+      if (!started) return;
       let t: NodeJS.Timeout | undefined;
       await Promise.race([release().catch((e: unknown) => cfg.log.v(2, 'leader election: release failed', { error: String(e) })), new Promise<void>((r) => (t = setTimeout(r, timeoutMs)))]);
       clearTimeout(t);
