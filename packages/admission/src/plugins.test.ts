@@ -136,3 +136,20 @@ test('operation options are typed as kube passes them in AdmissionReview', () =>
     propagationPolicy: 'Foreground',
   });
 });
+
+test('NamespaceLifecycle reads a namespace this server deleted live for 30 s (kube\'s forceLiveLookupCache)', async () => {
+  const reads: Array<{ name: string; live: boolean }> = [];
+  const lifecycle = createAdmission(['NamespaceLifecycle'], {
+    getNamespace: async (name, opts) => {
+      reads.push({ name, live: !!opts?.live });
+      // The cache still has the namespace as it was; etcd has it terminating.
+      return { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, ...(opts?.live ? { status: { phase: 'Terminating' } } : {}) };
+    },
+  });
+  await lifecycle.validate(attrs('CREATE'));
+  assert.deepEqual(reads.pop(), { name: 'ns', live: false });
+  const nsDelete = { resource: namespaces, namespace: '', name: 'ns', kind: { group: '', version: 'v1', kind: 'Namespace' } };
+  await lifecycle.validate(attrs('DELETE', nsDelete));
+  await rejects(lifecycle.validate(attrs('CREATE')), 403, /because it is being terminated/);
+  assert.deepEqual(reads.pop(), { name: 'ns', live: true });
+});

@@ -127,10 +127,10 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * Reads one object the way kube's informer-backed listers do: the cache as it is (no etcd round
  * trip). `fallback`: then a consistent read when the cache has not seen it (it may be brand new) —
  * for admission; never for authenticators, where anyone can make up names and each miss would cost
- * an etcd read.
+ * an etcd read. `live`: a quorum read only.
  */
-export function cachedGetter(store: Store, key: (namespace: string, name: string) => string, fallback: boolean): (namespace: string, name: string) => Promise<StoredObject | undefined> {
-  const versions = fallback ? ['0', ''] : ['0'];
+export function cachedGetter(store: Store, key: (namespace: string, name: string) => string, fallback: boolean | 'live'): (namespace: string, name: string) => Promise<StoredObject | undefined> {
+  const versions = fallback === 'live' ? [''] : fallback ? ['0', ''] : ['0'];
   return async (namespace, name) => {
     for (const resourceVersion of versions) {
       try {
@@ -221,7 +221,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind) : storage);
     const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name), fallback);
 
-    const getNamespace = getterOf(def('', 'v1', 'namespaces'), true);
+    const namespaceGetters = { cached: getterOf(def('', 'v1', 'namespaces'), true), live: cachedGetter(storage, (_ns, name) => keys.objectKey(storagePathOf(def('', 'v1', 'namespaces')), undefined, name), 'live') };
+    const getNamespace = (ns: string, name: string, opts?: { live?: boolean }) => (opts?.live ? namespaceGetters.live : namespaceGetters.cached)(ns, name);
     // Webhook configurations as the watch cache has them (kube's informer-backed managers).
     const configurations = (plural: string) => async (): Promise<StoredObject[]> =>
       (await storeOf.get(def('admissionregistration.k8s.io', 'v1', plural))!.list(keys.collectionPrefix(plural), { resourceVersion: '0' })).items;
@@ -231,7 +232,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       ...(metrics.recording ? { observeCall: metrics.webhookCall.bind(metrics) } : {}),
     };
     const admission = createAdmission(options.admissionPlugins, {
-      getNamespace: (name) => getNamespace('', name),
+      getNamespace: (name, opts) => getNamespace('', name, opts),
       mutatingWebhook: () => createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations') }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
     });
