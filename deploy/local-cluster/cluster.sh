@@ -265,6 +265,22 @@ start_etcd() {
     --logger zap --log-outputs stderr
 }
 
+# stop_etcd_members: followers one by one, the leader last. A leader told to stop while its peers
+# are stopping too tries to hand over leadership and waits for that to time out (~7 s).
+stop_etcd_members() {
+  local i leader=() others=()
+  for i in "${MEMBERS[@]}"; do
+    running_pid "etcd-$i" >/dev/null || continue
+    # shellcheck disable=SC2046
+    if "$NODE" "$HELPER" probe --match '^etcd_server_is_leader 1' $(etcd_tls) "$(etcd_url "$i")/metrics" >/dev/null 2>&1; then
+      leader+=("etcd-$i")
+    else
+      others+=("etcd-$i")
+    fi
+  done
+  for i in "${others[@]}" "${leader[@]}"; do stop_named TERM "$i"; done
+}
+
 etcd_url() { local c="ETCD_CLIENT_$1"; echo "https://127.0.0.1:${!c}"; }
 apiserver_url() { local a="APISERVER_$1"; echo "https://127.0.0.1:${!a}"; }
 
@@ -458,8 +474,13 @@ cmd_down() {
   # The load balancer first (no new requests), then the replicas (they drain), then etcd.
   stop_named TERM haproxy
   stop_named TERM apiserver-0 apiserver-1 apiserver-2
-  stop_named TERM etcd-0 etcd-1 etcd-2
-  if [[ -f $DIR/ports.env ]]; then "$NODE" "$HELPER" write-state "$DIR" 2>/dev/null || true; fi
+  if [[ -f $DIR/ports.env ]]; then
+    load_ports
+    stop_etcd_members
+    "$NODE" "$HELPER" write-state "$DIR" 2>/dev/null || true
+  else
+    stop_named TERM etcd-0 etcd-1 etcd-2
+  fi
   echo "cluster in $DIR is down (data kept; 'cluster.sh up $DIR' restarts it)"
 }
 

@@ -8,6 +8,7 @@
 //   helper.mjs probe [opts] URL              prints "<status> <first line of the body>" (or the error)
 //   helper.mjs write-state DIR               writes DIR/cluster.json and DIR/kubeconfig
 // opts: --ca FILE --cert FILE --key FILE --timeout SECONDS --any (any HTTP answer counts)
+//       --match REGEX (a 200 counts only when the body matches)
 import { createServer } from 'node:net';
 import { request } from 'node:https';
 import { readFileSync, writeFileSync, existsSync, renameSync, chmodSync } from 'node:fs';
@@ -45,6 +46,7 @@ function parseOpts(args) {
     else if (a === '--key') o.key = readFileSync(args[++i]);
     else if (a === '--timeout') o.timeout = Number(args[++i]);
     else if (a === '--any') o.any = true;
+    else if (a === '--match') o.match = new RegExp(args[++i], 'm');
     else o.urls.push(a);
   }
   return o;
@@ -65,7 +67,7 @@ function get(url, o) {
   });
 }
 
-const ok = (r, o) => (o.any ? r.status > 0 : r.status === 200);
+const ok = (r, o) => (o.any ? r.status > 0 : r.status === 200 && (!o.match || o.match.test(r.body)));
 
 async function waitAll(o) {
   const deadline = Date.now() + o.timeout * 1000;
