@@ -189,46 +189,117 @@ test('an RBAC grant made on one replica authorizes on the others (eventually, wi
   for (const r of replicas()) await eventually(async () => (await r.get(CM, { token })).status === 403, 10_000, `the revocation on ${r.base}`);
 });
 
-test('a CRD created on one replica is served by every replica once Established', async () => {
+test('a namespace created on one replica takes content at once on the others; once deleted, no replica takes more', async () => {
+  const lags: number[] = [];
+  for (let n = 0; n < 3; n++) {
+    const ns = `cross-${n}`;
+    assert.equal((await cluster.replica(n % 3).post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+    for (const [i, r] of replicas().entries()) {
+      const created = await r.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `from-${i}` } });
+      assert.equal(created.status, 201, `replica ${i} admits content in ${ns} created on replica ${n % 3}: ${JSON.stringify(created.body)}`);
+    }
+    const t0 = Date.now();
+    assert.equal((await cluster.replica((n + 1) % 3).delete(`/api/v1/namespaces/${ns}`)).status, 200);
+    // kube's NamespaceLifecycle reads its informer's cache: across replicas this is eventual.
+    for (const [i, r] of replicas().entries()) {
+      await eventually(async () => {
+        const res = await r.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { generateName: `late-${i}-` } });
+        return res.status === 403 || res.status === 404;
+      }, 5_000, `replica ${i} refuses content in the deleted namespace ${ns}`);
+      lags.push(Date.now() - t0);
+    }
+  }
+  console.log(`new content in a deleted namespace refused on every replica after (ms): ${lags.join(', ')}`);
+});
+
+test('the replica that deleted a namespace refuses new content in it at once (kube: forceLiveLookupCache)', {
+  todo: 'plinth NamespaceLifecycle trusts a possibly stale watch-cache read; kube forces a live lookup for namespaces this apiserver deleted in the last 30 s',
+}, async () => {
+  let admitted = 0;
+  for (let n = 0; n < 15; n++) {
+    const ns = `same-${n}`;
+    const r = cluster.replica(n % 3);
+    assert.equal((await r.post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+    assert.equal((await r.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'before' } })).status, 201);
+    assert.equal((await r.delete(`/api/v1/namespaces/${ns}`)).status, 200);
+    const late = await r.post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'late' } });
+    if (late.status === 201) admitted++;
+  }
+  console.log(`content created right after the namespace's deletion on the same replica: ${admitted} of 15`);
+  assert.equal(admitted, 0);
+});
+
+test('a service-account token stops working on every replica once its ServiceAccount is deleted', async () => {
+  assert.equal((await cluster.replica(2).post(`/api/v1/namespaces/${NS}/serviceaccounts`, { metadata: { name: 'doomed' } })).status, 201);
+  const tr = await cluster.replica(2).post(`/api/v1/namespaces/${NS}/serviceaccounts/doomed/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+  const token = tr.body.status.token as string;
+  for (const r of replicas()) assert.equal((await r.get(CM, { token })).status, 403);
+  const t0 = Date.now();
+  assert.equal((await cluster.replica(0).delete(`/api/v1/namespaces/${NS}/serviceaccounts/doomed`)).status, 200);
+  const lags: number[] = [];
+  const immediate: boolean[] = [];
+  for (const r of replicas()) {
+    immediate.push((await r.get(CM, { token })).status === 401);
+    await eventually(async () => (await r.get(CM, { token })).status === 401, 10_000, `the token rejected on ${r.base}`);
+    lags.push(Date.now() - t0);
+  }
+  console.log(`token of a deleted ServiceAccount rejected on replicas 0,1,2 after ${lags.join(', ')} ms (on the first try: ${immediate.join(', ')})`);
+});
+
+test('a CRD created on one replica is served by every replica once Established, and gone from all once deleted', async () => {
   const group = 'cluster.plinth.test';
-  const crd = {
+  const crdOf = (plural: string, kind: string) => ({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
+    metadata: { name: `${plural}.${group}` },
     spec: {
       group,
       scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
     },
+  });
+  const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const isEstablished = async (c: TestClient, name: string): Promise<boolean> =>
+    (await c.get(`${CRDS}/${name}`)).body?.status?.conditions?.some((x: { type: string; status: string }) => x.type === 'Established' && x.status === 'True');
+  const served = async (r: TestClient, plural: string): Promise<boolean> => {
+    const d = await r.get(`/apis/${group}/v1`);
+    return d.status === 200 && d.body.resources?.some((x: { name: string }) => x.name === plural) && (await r.get(`/apis/${group}/v1/namespaces/${NS}/${plural}`)).status === 200;
   };
-  const t0 = Date.now();
-  assert.equal((await cluster.replica(0).post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
-  await eventually(async () => {
-    const got = await cluster.replica(0).get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`);
-    return got.body?.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
-  }, 15_000, 'Established');
-  const established = Date.now() - t0;
-  // What a client does next: discovery and CRUD, on whichever replica it reaches.
-  const W = `/apis/${group}/v1/namespaces/${NS}/widgets`;
-  const servedAtOnce: boolean[] = [];
-  for (const [i, r] of replicas().entries()) {
-    const disc = await r.get(`/apis/${group}/v1`);
-    servedAtOnce.push(disc.status === 200 && disc.body.resources?.some((x: { name: string }) => x.name === 'widgets') && (await r.get(W)).status === 200);
-    await eventually(async () => {
-      const d = await r.get(`/apis/${group}/v1`);
-      return d.status === 200 && d.body.resources.some((x: { name: string }) => x.name === 'widgets');
-    }, 10_000, `discovery of widgets on replica ${i}`);
-    const groups = await r.get('/apis');
-    assert.ok(groups.body.groups.some((g: { name: string }) => g.name === group), `replica ${i} lists the group in /apis`);
+  // Several CRDs, each created on one replica: the moment it is Established there, is it served everywhere?
+  const kinds = [['widgets', 'Widget'], ['gadgets', 'Gadget'], ['gizmos', 'Gizmo']] as const;
+  const atOnce: string[] = [];
+  for (const [n, [plural, kind]] of kinds.entries()) {
+    const creator = cluster.replica(n % 3);
+    const t0 = Date.now();
+    assert.equal((await creator.post(CRDS, crdOf(plural, kind))).status, 201);
+    await eventually(() => isEstablished(creator, `${plural}.${group}`), 15_000, `${plural} Established`);
+    const est = Date.now() - t0;
+    const now = await Promise.all(replicas().map((r) => served(r, plural)));
+    atOnce.push(`${plural}: Established after ${est} ms on replica ${n % 3}, served by 0,1,2 at that moment: ${now.join(',')}`);
+    for (const [i, r] of replicas().entries()) {
+      await eventually(() => served(r, plural), 10_000, `${plural} served on replica ${i}`);
+      assert.ok((await r.get('/apis')).body.groups.some((g: { name: string }) => g.name === group), `replica ${i} lists the group in /apis`);
+    }
+    assert.deepEqual(now, [true, true, true], `once ${plural} is Established (as seen on replica ${n % 3}), every replica serves it`);
   }
-  console.log(`CRD Established after ${established} ms; served by replicas 0,1,2 at that moment: ${servedAtOnce.join(', ')}`);
-  assert.deepEqual(servedAtOnce, [true, true, true], 'once Established (as seen on replica 0), every replica serves the CRD');
+  for (const line of atOnce) console.log(`CRD ${line}`);
+  // CRUD across replicas, and the schema in every replica's OpenAPI (kubectl explain, apply).
+  const W = `/apis/${group}/v1/namespaces/${NS}/widgets`;
   assert.equal((await cluster.replica(1).post(W, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } })).status, 201);
   assert.equal((await cluster.replica(2).get(`${W}/w1`)).body.spec.size, 3);
   assert.deepEqual(names(await cluster.lb.get(W, fresh)), ['w1']);
   assert.equal((await cluster.replica(0).delete(`${W}/w1`)).status, 200);
-  assert.match(await kubectl('get', 'widgets', '-n', NS), /No resources found|^$/);
+  for (const [i, r] of replicas().entries()) {
+    await eventually(async () => (await r.get('/openapi/v2')).raw.includes('"test.plinth.cluster.v1.Gizmo"'), 10_000, `Gizmo in /openapi/v2 of replica ${i}`);
+  }
+  assert.match(await kubectl('get', 'widgets', '-n', NS), /^$/);
+  // Deleted on one replica: every replica stops serving it.
+  assert.equal((await cluster.replica(2).delete(`${CRDS}/gadgets.${group}`)).status, 200);
+  for (const [i, r] of replicas().entries()) {
+    await eventually(async () => (await r.get(`/apis/${group}/v1/namespaces/${NS}/gadgets`)).status === 404, 10_000, `gadgets gone from replica ${i}`);
+    await eventually(async () => !(await r.get(`/apis/${group}/v1`)).body.resources.some((x: { name: string }) => x.name === 'gadgets'), 10_000, `gadgets gone from discovery on replica ${i}`);
+  }
 });
 
 test('after a compaction every replica answers 410 Expired for an older resourceVersion', async () => {
