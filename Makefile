@@ -49,14 +49,14 @@ run: deps build
 ## A local cluster in data/cluster: 3 etcd members, 3 replicas, haproxy (deploy/README.md).
 ## Extra plinth-apiserver flags: make cluster CLUSTER_FLAGS="--v=2".
 CLUSTER_DIR ?= data/cluster
-cluster: deps build
+cluster: deps tools build
 	deploy/local-cluster/cluster.sh up $(CLUSTER_DIR) $(if $(CLUSTER_FLAGS),-- $(CLUSTER_FLAGS))
 	@echo
-	@echo "Use it:"
-	@echo "  export KUBECONFIG=$(CURDIR)/$(CLUSTER_DIR)/kubeconfig"
+	@echo "Use it (kubectl: any recent one, or $(CURDIR)/.tools/bin/kubectl from 'make tools'):"
+	@echo "  export KUBECONFIG=$(abspath $(CLUSTER_DIR))/kubeconfig"
 	@echo "  kubectl get ns"
-	@echo "  deploy/local-cluster/cluster.sh status $(CLUSTER_DIR)    # pids, health, ports, logs in $(CLUSTER_DIR)/logs"
-	@echo "  make cluster-down                                 # or: deploy/local-cluster/cluster.sh down $(CLUSTER_DIR)"
+	@echo "  deploy/local-cluster/cluster.sh status $(CLUSTER_DIR)   # pids, health, ports; logs in $(CLUSTER_DIR)/logs"
+	@echo "  make cluster-down                                # or: deploy/local-cluster/cluster.sh down $(CLUSTER_DIR)"
 
 cluster-down:
 	deploy/local-cluster/cluster.sh down $(CLUSTER_DIR)

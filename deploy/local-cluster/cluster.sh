@@ -50,6 +50,16 @@ need() {
   done
 }
 
+# private_dir PATH...: created 0700 when missing (parents as umask says).
+private_dir() {
+  local d
+  for d; do
+    [[ -d $d ]] && continue
+    mkdir -p "$(dirname "$d")"
+    mkdir -m 0700 "$d"
+  done
+}
+
 pidfile() { echo "$DIR/run/$1.pid"; }
 logfile() { echo "$DIR/logs/$1.log"; }
 
@@ -218,7 +228,7 @@ make_cert() { # CA NAME CN PROFILE
 
 gen_pki() {
   local pki=$DIR/pki i
-  mkdir -p -m 0700 "$pki"
+  private_dir "$pki"
   (
     umask 077
     openssl_cfg "$pki/openssl.cnf"
@@ -253,7 +263,7 @@ start_etcd() {
   done
   p="ETCD_PEER_$i"
   c="ETCD_CLIENT_$i"
-  mkdir -p -m 0700 "$DIR/etcd-$i"
+  private_dir "$DIR/etcd-$i"
   spawn "etcd-$i" etcd --name "etcd-$i" --data-dir "$DIR/etcd-$i" \
     --listen-client-urls "https://127.0.0.1:${!c}" --advertise-client-urls "https://127.0.0.1:${!c}" \
     --listen-peer-urls "https://127.0.0.1:${!p}" --initial-advertise-peer-urls "https://127.0.0.1:${!p}" \
@@ -287,7 +297,7 @@ apiserver_url() { local a="APISERVER_$1"; echo "https://127.0.0.1:${!a}"; }
 start_apiserver() {
   local i=$1 a="APISERVER_$1" extra=()
   if [[ -f $DIR/apiserver-args ]]; then mapfile -t extra <"$DIR/apiserver-args"; fi
-  mkdir -p -m 0700 "$DIR/apiserver-$i"
+  private_dir "$DIR/apiserver-$i"
   # The shared admin token: plinth takes a data dir's admin-token as the system:masters token.
   install -m 0600 "$DIR/admin-token" "$DIR/apiserver-$i/admin-token"
   spawn "apiserver-$i" "$NODE" "$PLINTH" --secure-port="${!a}" --bind-address=127.0.0.1 \
@@ -371,26 +381,47 @@ wait_backend_up() {
 
 wait_etcd() { # members...: each answers, then each reports a healthy cluster
   local urls=() i
-  for i; do urls+=("$(etcd_url "$i")/version"); done
+  local names=()
+  for i; do
+    urls+=("$(etcd_url "$i")/version")
+    names+=("etcd-$i")
+  done
   # shellcheck disable=SC2046
-  "$NODE" "$HELPER" wait --any --timeout "$READY_TIMEOUT" $(etcd_tls) "${urls[@]}" || return 1
+  "$NODE" "$HELPER" wait --any --timeout "$READY_TIMEOUT" --pids "$(pids_of "${names[@]}")" $(etcd_tls) "${urls[@]}" || return 1
   urls=()
   for i; do urls+=("$(etcd_url "$i")/health"); done
   # shellcheck disable=SC2046
   "$NODE" "$HELPER" wait --timeout "$READY_TIMEOUT" $(etcd_tls) "${urls[@]}"
 }
 
-wait_apiservers() {
-  local urls=() i
-  for i; do urls+=("$(apiserver_url "$i")/readyz"); done
-  "$NODE" "$HELPER" wait --timeout "$READY_TIMEOUT" --ca "$DIR/pki/ca.crt" "${urls[@]}"
+# pids_of NAME...: the pids of those components, comma separated (for the helper's --pids).
+pids_of() {
+  local n pids=()
+  for n; do pids+=("$(cat "$(pidfile "$n")" 2>/dev/null)"); done
+  local IFS=,
+  echo "${pids[*]}"
 }
 
+wait_apiservers() {
+  local urls=() names=() i
+  for i; do
+    urls+=("$(apiserver_url "$i")/readyz")
+    names+=("apiserver-$i")
+  done
+  "$NODE" "$HELPER" wait --timeout "$READY_TIMEOUT" --pids "$(pids_of "${names[@]}")" --ca "$DIR/pki/ca.crt" "${urls[@]}"
+}
+
+# show_logs NAME...: of each log's last run, the error lines and the last lines.
 show_logs() {
-  local n
+  local n log from
   for n; do
-    echo "---- last lines of $(logfile "$n")" >&2
-    tail -n 25 "$(logfile "$n")" >&2 2>/dev/null || true
+    log=$(logfile "$n")
+    [[ -f $log ]] || continue
+    from=$(grep -n '^==== ' "$log" | tail -n 1 | cut -d: -f1)
+    echo "---- $log: errors, then the last lines" >&2
+    tail -n "+${from:-1}" "$log" | grep -iE -m 10 'error|fatal|panic' >&2 || true
+    echo "  ..." >&2
+    tail -n "+${from:-1}" "$log" | tail -n 12 >&2
   done
 }
 
@@ -399,8 +430,17 @@ on_exit() {
   local rc=$?
   if ((UP_OK == 0 && ${#STARTED[@]})); then
     show_logs "${STARTED[@]}"
-    echo "cluster.sh: up failed; stopping what it started" >&2
-    STOP_TIMEOUT=5 stop_named TERM "${STARTED[@]}"
+    echo "cluster.sh: failed; stopping what it started" >&2
+    local n etcds=() others=()
+    for n in "${STARTED[@]}"; do
+      if [[ $n == etcd-* ]]; then etcds+=("$n"); else others+=("$n"); fi
+    done
+    if ((${#others[@]})); then STOP_TIMEOUT=5 stop_named TERM "${others[@]}"; fi
+    if ((${#etcds[@]} > 1)); then
+      stop_etcd_members
+    elif ((${#etcds[@]})); then
+      stop_named TERM "${etcds[@]}"
+    fi
     ((rc)) || rc=1
   fi
   exit "$rc"
@@ -422,7 +462,7 @@ running_names() {
 
 set_dir() {
   [[ -n ${1:-} ]] || usage
-  if [[ $2 == create ]]; then mkdir -p -m 0700 "$1"; fi
+  if [[ $2 == create ]]; then private_dir "$1"; fi
   [[ -d $1 ]] || die "no such directory: $1"
   DIR=$(cd "$1" && pwd)
 }
@@ -446,7 +486,7 @@ cmd_up() {
   local running
   running=$(running_names | paste -sd ' ')
   [[ -z $running ]] || die "$DIR already has a running cluster ($running); run 'cluster.sh down $DIR' first"
-  mkdir -p -m 0700 "$DIR/run" "$DIR/logs"
+  private_dir "$DIR/run" "$DIR/logs"
   rm -f "$DIR"/run/*.pid
   local t0=$SECONDS i
   trap on_exit EXIT

@@ -9,6 +9,7 @@
 //   helper.mjs write-state DIR               writes DIR/cluster.json and DIR/kubeconfig
 // opts: --ca FILE --cert FILE --key FILE --timeout SECONDS --any (any HTTP answer counts)
 //       --match REGEX (a 200 counts only when the body matches)
+//       --pids P,Q (wait fails at once, exit 3, when one of these processes has exited)
 import { createServer } from 'node:net';
 import { request } from 'node:https';
 import { readFileSync, writeFileSync, existsSync, renameSync, chmodSync } from 'node:fs';
@@ -46,6 +47,7 @@ function parseOpts(args) {
     else if (a === '--key') o.key = readFileSync(args[++i]);
     else if (a === '--timeout') o.timeout = Number(args[++i]);
     else if (a === '--any') o.any = true;
+    else if (a === '--pids') o.pids = args[++i].split(',').filter(Boolean).map(Number);
     else if (a === '--match') o.match = new RegExp(args[++i], 'm');
     else o.urls.push(a);
   }
@@ -67,6 +69,16 @@ function get(url, o) {
   });
 }
 
+/** The process runs: not gone, not a zombie (its parent may not have reaped it yet). */
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
 const ok = (r, o) => (o.any ? r.status > 0 : r.status === 200 && (!o.match || o.match.test(r.body)));
 
 async function waitAll(o) {
@@ -80,6 +92,11 @@ async function waitAll(o) {
       return !ok(results[i], o);
     });
     if (!pending.length) break;
+    const dead = (o.pids ?? []).filter((p) => !alive(p));
+    if (dead.length) {
+      process.stderr.write(`exited while starting: pid ${dead.join(', ')}\n`);
+      return 3;
+    }
     if (Date.now() > deadline) {
       for (const u of pending) {
         const r = last.get(u);
