@@ -64,7 +64,7 @@ test('the etcd cluster has three members and every replica serves', async () => 
     assert.equal((await r.get(`${CM}/kept`)).status, 200, `replica ${i} serves`);
   }
   for (let i = 0; i < 6; i++) assert.equal((await cluster.lb.get('/readyz', fresh)).status, 200);
-  // Plain HTTP to the load balancer gets nothing: TLS goes end to end.
+  // TLS end to end: haproxy passes TLS through to the replicas, whose certificate the kubeconfig's CA verifies.
   assert.ok(info.loadBalancer.url.startsWith('https://'));
 });
 
