@@ -152,6 +152,11 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   app.set('etag', false);
   app.set('query parser', false);
   app.use((req: IncomingMessage, res: ServerResponse) => {
+    // Draining (--shutdown-delay-duration): every answer closes its connection, so keep-alive
+    // clients move to another replica while this one still answers. Otherwise the idle
+    // connections closed at the end of the delay race clients sending on them (ECONNRESET for a
+    // client that does not retry, as Node's agent, client-node and Python do not).
+    if (shuttingDown) res.setHeader('connection', 'close');
     // withRecover answers every error; should answering itself fail, this request's connection
     // is cut — an unhandled rejection would take the process (and every other client) down.
     handler(req, res).catch((e: unknown) => {

@@ -3,6 +3,7 @@
  * nothing else it knows about; the apiserver translates them once into API `StatusError`s (its
  * `toStatusError`). No API `Status` is built in this package.
  */
+import { EtcdError, GRPCGenericError } from 'etcd3';
 
 export type StorageErrorCode =
   | 'NotFound'
@@ -73,4 +74,14 @@ export function isEtcdFutureRevError(e: unknown): boolean {
  */
 export function isEtcdTooLargeError(e: unknown): boolean {
   return e instanceof Error && /RESOURCE_EXHAUSTED|larger than max|request is too large/i.test(e.message);
+}
+
+/**
+ * The text of an error from the etcd client (a gRPC error or etcd's own), without the gRPC code
+ * prefix — `etcdserver: request timed out`, `context deadline exceeded` — or undefined for any
+ * other error. kube answers such errors with a 500 whose message is etcd's text as is.
+ */
+export function etcdErrorMessage(e: unknown): string | undefined {
+  if (!(e instanceof GRPCGenericError) && !(e instanceof EtcdError)) return undefined;
+  return e.message.replace(/^\d+ [A-Z_]+: /, '');
 }

@@ -4,7 +4,7 @@
  * anything unexpected. The registry calls it with the resource and name (so NotFound and Conflict
  * name the object); the HTTP layer calls it for whatever reached it untranslated.
  */
-import { isStorageError, InvalidResourceVersionError } from '@plinth/storage';
+import { etcdErrorMessage, isStorageError, InvalidResourceVersionError } from '@plinth/storage';
 import {
   alreadyExists,
   badRequest,
@@ -27,7 +27,13 @@ export function toStatusError(e: unknown, def?: ResourceDefinition, name = ''): 
   if (isStatusError(e)) return e;
   if (e instanceof InvalidResourceVersionError) return badRequest(`invalid resource version: ${e.resourceVersion}`);
   if (isNestingTooDeep(e)) return badRequest(e.message);
-  if (!isStorageError(e)) return internalError(e);
+  if (!isStorageError(e)) {
+    // kube's ErrorToAPIStatus of an untyped error: 500, no reason, the error's own text (kubectl
+    // shows `Error from server: etcdserver: request timed out`).
+    const etcd = etcdErrorMessage(e);
+    if (etcd !== undefined) return new StatusError({ code: 500, reason: '', message: etcd });
+    return internalError(e);
+  }
   const gr: GroupResource = def ? groupResourceOf(def) : { group: '', resource: '' };
   switch (e.code) {
     case 'NotFound':
