@@ -65,6 +65,16 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
   return serve(config);
 }
 
+/** `/api` and `/apis` and what is under them (the query aside): answered without express. */
+function isApiPath(url: string): boolean {
+  if (url.charCodeAt(0) !== 47 || url.charCodeAt(1) !== 97 || url.charCodeAt(2) !== 112 || url.charCodeAt(3) !== 105) return false; // "/api"
+  const c = url.charCodeAt(4);
+  if (Number.isNaN(c) || c === 47 || c === 63) return true; // "/api", "/api/…", "/api?…"
+  if (c !== 115) return false; // "s"
+  const d = url.charCodeAt(5);
+  return Number.isNaN(d) || d === 47 || d === 63;
+}
+
 /** Builds the handler chain over a config's components. */
 function buildHandler(config: ServerConfig, address: () => string, isShuttingDown: () => boolean, hooksDone: ReadonlySet<string>): Handler {
   const { catalog, stores, options } = config;
@@ -147,11 +157,13 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   const hooksDone = new Set<string>();
   const handler = buildHandler(config, () => `${host}:${port}`, () => shuttingDown, hooksDone);
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', false);
-  app.use((req: IncomingMessage, res: ServerResponse) => {
+  // How a request reaches the handler chain: node's 'request' event calls `dispatch`. API
+  // requests (/api, /apis: every resource request and API discovery) go straight to the chain —
+  // its filters and the resource handler do their own routing from the parsed RequestInfo, so a
+  // general-purpose router would only add work to the hot path. Everything else (health, metrics,
+  // OpenAPI, version, service-account issuer discovery) goes through an express app, where new
+  // non-API endpoints are mounted, and then through the same chain.
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     // Draining (--shutdown-delay-duration): every answer closes its connection, so keep-alive
     // clients move to another replica while this one still answers. Otherwise the idle
     // connections closed at the end of the delay race clients sending on them (ECONNRESET for a
@@ -163,7 +175,16 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
       log.error('request could not be answered', { method: req.method, error: String((e as Error)?.stack ?? e) });
       res.destroy();
     });
-  });
+  };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+  app.use(answer);
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    if (isApiPath(req.url ?? '')) answer(req, res);
+    else app(req, res);
+  };
 
   // Client certificates are asked for (never required) when an authenticator verifies them; the
   // CertificateRequest names those CAs, so clients pick a matching certificate. Verification is the
@@ -177,7 +198,7 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
       key: readFileSync(config.tls.keyFile),
       ...(clientCAs.length > 0 ? { requestCert: true, rejectUnauthorized: false, ca: [...clientCAs], secureOptions: constants.SSL_OP_NO_TICKET } : {}),
     },
-    app,
+    dispatch,
   );
   server.keepAliveTimeout = 65_000;
   const sockets = new Set<Socket>();
