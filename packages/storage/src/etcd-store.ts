@@ -26,7 +26,7 @@ import { StorageError, isEtcdCompactedError, isEtcdFutureRevError, isEtcdTooLarg
 import { decodeContinue, encodeContinue } from './continue.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
-import { decodeObject, encodeObject, sameContent } from './object-codec.js';
+import { decodeObject, encodeObject, sameContent, withResourceVersion } from './object-codec.js';
 import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
@@ -201,7 +201,7 @@ export class EtcdStore implements Store {
       failure: [],
     });
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key exists: ${key}`);
-    return decodeObject(data, Number(res.header.revision));
+    return withResourceVersion(obj, Number(res.header.revision));
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
@@ -366,7 +366,7 @@ export class EtcdStore implements Store {
         success: [{ request_put: { key: k, value: data, ...lease } }],
         failure: [{ request_range: { key: k } }],
       });
-      if (res.succeeded) return decodeObject(data, Number(res.header.revision));
+      if (res.succeeded) return withResourceVersion(next, Number(res.header.revision));
       const kv = res.responses[0]?.response_range?.kvs[0];
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;

@@ -16,6 +16,14 @@ export function decodeObject(data: Buffer, revision: number): StoredObject {
   return obj;
 }
 
+/**
+ * What a write returns: the object just written (its JSON is the stored bytes) with the write's
+ * resourceVersion — instead of decoding the bytes again. Shallow copies: `obj` is not changed.
+ */
+export function withResourceVersion(obj: StoredObject, revision: number): StoredObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
+}
+
 /** Deep equality of two decoded objects, ignoring key order and metadata.resourceVersion. */
 export function sameContent(a: StoredObject, b: StoredObject): boolean {
   const { resourceVersion: _a, ...ma } = a.metadata;
