@@ -151,6 +151,8 @@ async function main(argv: string[]): Promise<number> {
       unit: r.unit,
       plinth: r.plinth,
       raw: r.raw,
+      ...(r.floor !== undefined ? { floor: r.floor } : {}),
+      ...(r.vs || r.of ? { ratioOf: `${r.of ?? 'plinth'}/${r.vs ?? 'raw'}` } : {}),
       ratio: r.ratio,
       target: r.targetText,
       met: r.metResult,
