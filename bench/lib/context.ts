@@ -91,6 +91,7 @@ export async function phase(ctx: BenchContext, spec: PhaseSpec): Promise<PhaseRe
   }
   ctx.log(
     `  ${spec.name} [${spec.side}] ${r.ops} ops in ${(r.wallMs / 1000).toFixed(1)} s: ${r.opsPerSec.toFixed(0)}/s p50 ${r.latency.p50Ms.toFixed(1)} ms p99 ${r.latency.p99Ms.toFixed(1)} ms; cpu loadgen ${r.loadgenCpuPct.toFixed(0)}%` +
+      (r.loadgenMainThreadCpuPct !== undefined ? ` (JS thread ${r.loadgenMainThreadCpuPct.toFixed(0)}%)` : '') +
       (out.serverCpuPct !== undefined ? ` ${spec.side} ${out.serverCpuPct.toFixed(0)}%` : '') +
       ` etcd ${out.etcdCpuPct.toFixed(0)}% other ${out.otherCpuPct.toFixed(0)}%`,
   );

@@ -1,6 +1,7 @@
 /**
  * The real plinth executable as a separate process (so its CPU and RSS can be read from /proc),
- * against a given etcd, on a free port, in a temporary data directory.
+ * against a given etcd, on a free port, in a temporary data directory; as users run it: RBAC and
+ * default admission (plinth's defaults), metrics, and audit at level Metadata into a file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -226,9 +226,13 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
   pair('create c=32 p50', 'create-c32', 'ms', p50, none);
   pair('create c=32 p99', 'create-c32', 'ms', p99, atMost(1.5));
   pair('get quorum c=32 throughput', 'get-quorum', 'ops/s', ops, atLeast(0.9));
+  // The raw get phases drive the load generator hardest: say how hard, honestly.
+  const lg = (p: PhaseResult): string => `${p.loadgenCpuPct.toFixed(0)}% of one core (JS thread ${p.loadgenMainThreadCpuPct?.toFixed(0) ?? '?'}%)`;
+  ctx.rows[ctx.rows.length - 1]!.note = `load generator on raw ${lg(r('get-quorum-raw'))}, on plinth ${lg(r('get-quorum-plinth'))}; above 100% is V8's GC and compiler threads, the JS thread is what saturates`;
   pair('get quorum c=32 p99', 'get-quorum', 'ms', p99, none);
   pair('get rv=0 c=32 throughput', 'get-rv0', 'ops/s', ops, none);
   pair('get rv=0 c=32 throughput vs floor', 'get-rv0', 'ops/s', ops, atLeast(0.75), 'floor');
+  ctx.rows[ctx.rows.length - 1]!.note = `load generator on raw ${lg(r('get-rv0-raw'))}, on plinth ${lg(r('get-rv0-plinth'))}, on the floor ${lg(r('get-rv0-floor'))}`;
   pair('get rv=0 c=32 p99', 'get-rv0', 'ms', p99, none);
   pair('update c=32 throughput', 'update', 'ops/s', ops, none);
   pair('update c=32 throughput vs floor', 'update', 'ops/s', ops, atLeast(0.7), 'floor');
