@@ -228,7 +228,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
   pair('get quorum c=32 throughput', 'get-quorum', 'ops/s', ops, atLeast(0.9));
   // The raw get phases drive the load generator hardest: say how hard, honestly.
   const lg = (p: PhaseResult): string => `${p.loadgenCpuPct.toFixed(0)}% of one core (JS thread ${p.loadgenMainThreadCpuPct?.toFixed(0) ?? '?'}%)`;
-  ctx.rows[ctx.rows.length - 1]!.note = `load generator on raw ${lg(r('get-quorum-raw'))}, on plinth ${lg(r('get-quorum-plinth'))}; above 100% is V8's GC and compiler threads, the JS thread is what saturates`;
+  ctx.rows[ctx.rows.length - 1]!.note = `load generator on raw ${lg(r('get-quorum-raw'))}, on plinth ${lg(r('get-quorum-plinth'))}; the process figure includes V8's GC and compiler threads, the JS thread is what saturates`;
   pair('get quorum c=32 p99', 'get-quorum', 'ms', p99, none);
   pair('get rv=0 c=32 throughput', 'get-rv0', 'ops/s', ops, none);
   pair('get rv=0 c=32 throughput vs floor', 'get-rv0', 'ops/s', ops, atLeast(0.75), 'floor');
