@@ -25,7 +25,8 @@ export interface BenchContext {
   log(msg: string): void;
 }
 
-export type Side = 'plinth' | 'raw';
+/** Who answers: plinth, raw etcd through the client, or a floor server (bench/floor/). */
+export type Side = 'plinth' | 'raw' | 'floor' | 'express';
 
 export interface PhaseResult extends LoadResult {
   name: string;
@@ -35,6 +36,9 @@ export interface PhaseResult extends LoadResult {
   /** CPU used during the measured run by plinth (plinth phases only) and etcd. */
   plinthCpuUs?: number;
   plinthCpuPct?: number;
+  /** CPU of the server process answering (plinth or a floor; not raw phases). */
+  serverCpuUs?: number;
+  serverCpuPct?: number;
   etcdCpuUs: number;
   etcdCpuPct: number;
   /** Busy CPU on the machine outside plinth, etcd and the load generator (% of one core). */
@@ -47,6 +51,8 @@ export interface PhaseSpec {
   total: number;
   concurrency: number;
   op: (i: number) => Promise<void>;
+  /** The answering process for floor sides (plinth sides use ctx.plinth). */
+  serverPid?: number;
   warmup?: { total: number; op: (i: number) => Promise<void> };
 }
 
@@ -58,7 +64,8 @@ export async function phase(ctx: BenchContext, spec: PhaseSpec): Promise<PhaseRe
     warmupOps = w.ops;
   }
   const pids: Record<string, number> = { etcd: ctx.etcd.pid };
-  if (spec.side === 'plinth') pids['plinth'] = ctx.plinth.pid;
+  if (spec.side === 'plinth') pids['server'] = ctx.plinth.pid;
+  else if (spec.serverPid !== undefined) pids['server'] = spec.serverPid;
   const meter = new CpuMeter(pids);
   meter.start();
   const r = await runLoad(spec.total, spec.concurrency, spec.op);
@@ -74,13 +81,18 @@ export async function phase(ctx: BenchContext, spec: PhaseSpec): Promise<PhaseRe
     etcdCpuPct: cpu['etcd']!.cpuPct,
     otherCpuPct: cpu['other']!.cpuPct,
   };
-  if (cpu['plinth']) {
-    out.plinthCpuUs = cpu['plinth'].cpuUs;
-    out.plinthCpuPct = cpu['plinth'].cpuPct;
+  if (cpu['server']) {
+    out.serverCpuUs = cpu['server'].cpuUs;
+    out.serverCpuPct = cpu['server'].cpuPct;
+    if (spec.side === 'plinth') {
+      out.plinthCpuUs = cpu['server'].cpuUs;
+      out.plinthCpuPct = cpu['server'].cpuPct;
+    }
   }
   ctx.log(
     `  ${spec.name} [${spec.side}] ${r.ops} ops in ${(r.wallMs / 1000).toFixed(1)} s: ${r.opsPerSec.toFixed(0)}/s p50 ${r.latency.p50Ms.toFixed(1)} ms p99 ${r.latency.p99Ms.toFixed(1)} ms; cpu loadgen ${r.loadgenCpuPct.toFixed(0)}%` +
-      (out.plinthCpuPct !== undefined ? ` plinth ${out.plinthCpuPct.toFixed(0)}%` : '') +
+      (r.loadgenMainThreadCpuPct !== undefined ? ` (JS thread ${r.loadgenMainThreadCpuPct.toFixed(0)}%)` : '') +
+      (out.serverCpuPct !== undefined ? ` ${spec.side} ${out.serverCpuPct.toFixed(0)}%` : '') +
       ` etcd ${out.etcdCpuPct.toFixed(0)}% other ${out.otherCpuPct.toFixed(0)}%`,
   );
   return out;

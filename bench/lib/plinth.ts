@@ -1,9 +1,10 @@
 /**
  * The real plinth executable as a separate process (so its CPU and RSS can be read from /proc),
- * against a given etcd, on a free port, in a temporary data directory.
+ * against a given etcd, on a free port, in a temporary data directory; as users run it: RBAC and
+ * default admission (plinth's defaults), metrics, and audit at level Metadata into a file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,8 @@ export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserv
 export interface PlinthProcess {
   pid: number;
   client: KubeClient;
+  /** --data-dir: certs/apiserver.{crt,key}, admin.kubeconfig, audit.log (with audit on). */
+  dataDir: string;
   /** Milliseconds from spawn to /readyz answering 200. */
   startupMs: number;
   output(): string;
@@ -36,11 +39,24 @@ export interface PlinthOptions {
   readyTimeoutMs?: number;
   /** Extra environment (e.g. PLINTH_METRICS=off, which turns metrics recording off). */
   env?: Record<string, string>;
+  /**
+   * Audit at level Metadata for every request into audit.log in the data directory, as users run
+   * it (default true); false starts plinth without audit flags.
+   */
+  audit?: boolean;
 }
+
+/** An audit policy recording every request at level Metadata. */
+const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n';
 
 export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'plinth-bench-'));
   const kubeconfig = join(dataDir, 'admin.kubeconfig');
+  const auditArgs: string[] = [];
+  if (opts.audit !== false) {
+    writeFileSync(join(dataDir, 'audit-policy.yaml'), AUDIT_POLICY);
+    auditArgs.push(`--audit-policy-file=${join(dataDir, 'audit-policy.yaml')}`, `--audit-log-path=${join(dataDir, 'audit.log')}`);
+  }
   const args = [
     EXECUTABLE,
     '--secure-port=0',
@@ -50,6 +66,7 @@ export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
     // No compaction during a run: a compaction would cost etcd CPU in the middle of some phase.
     '--etcd-compaction-interval=0',
     ...(opts.prefix ? [`--etcd-prefix=${opts.prefix}`] : []),
+    ...auditArgs,
     ...(opts.extraArgs ?? []),
   ];
   const t0 = Date.now();
@@ -95,6 +112,7 @@ export async function startPlinth(opts: PlinthOptions): Promise<PlinthProcess> {
   return {
     pid: child.pid!,
     client: ready,
+    dataDir,
     startupMs,
     output: () => out,
     async stop() {

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 
 let ticksPerSec = 0;
 
-function clockTicks(): number {
+/** Clock ticks per second (getconf CLK_TCK, usually 100). */
+export function clockTicks(): number {
   if (ticksPerSec === 0) {
     try {
       ticksPerSec = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;

@@ -1,10 +1,13 @@
 /**
- * Result rows (scenario, plinth, raw etcd, ratio, target, met?), the aligned table and the JSON file.
+ * Result rows (scenario, plinth, floor, raw etcd, ratio, target, met?), the aligned table and the
+ * JSON file. A row's ratio is plinth ÷ raw unless it says otherwise: `vs: 'floor'` divides by the
+ * floor server's figure (bench/floor/), `of: 'floor'` puts the floor's figure on top (the floor's
+ * own rows against raw etcd). A ratio target applies to that ratio and its text names the base.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** A goal on a row: on the ratio plinth/raw, or on plinth's figure alone. */
+/** A goal on a row: on its ratio (see Row.vs, Row.of), or on plinth's figure alone. */
 export type Target =
   | { kind: 'ratioAtLeast'; value: number }
   | { kind: 'ratioAtMost'; value: number }
@@ -17,6 +20,12 @@ export interface Row {
   unit: string;
   plinth: number | null;
   raw: number | null;
+  /** The node:https floor's figure in the same run (bench/floor/), when the row has one. */
+  floor?: number | null;
+  /** The ratio's denominator: raw etcd (default) or the floor. */
+  vs?: 'raw' | 'floor';
+  /** The ratio's numerator: plinth (default) or the floor (the floor against raw etcd). */
+  of?: 'plinth' | 'floor';
   target: Target;
   /** Overrides the computed met? (e.g. a goal with several conditions). */
   met?: boolean;
@@ -35,17 +44,20 @@ export interface RowOut extends Row {
 }
 
 export function evaluate(row: Row): RowOut {
-  const ratio = row.plinth !== null && row.raw !== null && row.raw !== 0 ? row.plinth / row.raw : null;
+  const top = row.of === 'floor' ? (row.floor ?? null) : row.plinth;
+  const base = row.vs === 'floor' ? (row.floor ?? null) : row.raw;
+  const ratio = top !== null && base !== null && base !== 0 ? top / base : null;
+  const baseName = row.vs === 'floor' ? 'floor' : 'raw';
   let targetText = '';
   let met: boolean | null = null;
   const t = row.target;
   switch (t.kind) {
     case 'ratioAtLeast':
-      targetText = `≥ ${t.value}× raw`;
+      targetText = `≥ ${t.value}× ${baseName}`;
       met = ratio === null ? false : ratio >= t.value;
       break;
     case 'ratioAtMost':
-      targetText = `≤ ${t.value}× raw`;
+      targetText = `≤ ${t.value}× ${baseName}`;
       met = ratio === null ? false : ratio <= t.value;
       break;
     case 'plinthAtMost':
@@ -72,17 +84,18 @@ function fmt(v: number | null, unit: string): string {
 }
 
 export function formatTable(rows: RowOut[]): string {
-  const header = ['scenario', 'plinth', 'raw etcd', 'ratio', 'target', 'met?'];
+  const header = ['scenario', 'plinth', 'floor', 'raw etcd', 'ratio', 'target', 'met?'];
   const cells = rows.map((r) => [
     r.scenario,
     r.failure !== undefined ? 'FAILED' : fmt(r.plinth, r.unit),
+    fmt(r.floor ?? null, r.unit),
     fmt(r.raw, r.unit),
-    r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
+    r.ratio === null ? '—' : `${r.of === 'floor' ? 'floor ' : ''}${r.ratio.toFixed(2)}×${r.vs === 'floor' ? ' floor' : r.of === 'floor' ? ' raw' : ''}`,
     r.targetText || '—',
     r.metResult === null ? '' : r.metResult ? 'yes' : 'NO',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const right = [false, true, true, true, false, false];
+  const right = [false, true, true, true, true, false, false];
   const line = (c: string[]): string =>
     c.map((s, i) => (right[i] ? s.padStart(widths[i]!) : s.padEnd(widths[i]!))).join('  ').trimEnd();
   const sep = widths.map((w) => '-'.repeat(w)).join('  ');

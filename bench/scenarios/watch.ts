@@ -258,7 +258,7 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
       target: { kind: 'plinthEquals', value: WATCHERS * WRITES, text: 'all' },
     },
     { scenario: `watch delivery p50 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p50Ms, raw: rs.fromAck.p50Ms, target: { kind: 'none' } },
-    { scenario: `watch delivery p99 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p99Ms, raw: rs.fromAck.p99Ms, target: { kind: 'plinthAtMost', value: 250, unit: 'ms' } },
+    { scenario: `watch delivery p99 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p99Ms, raw: rs.fromAck.p99Ms, target: { kind: 'plinthAtMost', value: 100, unit: 'ms' } },
     {
       scenario: 'watch delivery p99 from write start',
       unit: 'ms',

@@ -1,0 +1,164 @@
+/**
+ * The floor: the least a Node.js server must do to answer the bench's ServiceAccount requests, run
+ * as its own process (so its CPU is read from /proc like plinth's) beside plinth in the same run.
+ *
+ * - TLS with plinth's own certificate and key, keep-alive 65 s as plinth.
+ * - A bearer token compared in constant time with plinth's admin token; 401 otherwise.
+ * - GET: one precomputed Buffer, the exact bytes plinth answers for the same object (handed over
+ *   by the bench through IPC once it has them).
+ * - POST: JSON.parse, uid and creationTimestamp, one etcd txn (create_revision == 0 → put) through
+ *   the same etcd3 client library as plinth, under plinth's key layout beneath a prefix of its own;
+ *   201 with the object (resourceVersion = the txn's revision).
+ * - PUT: one range (get) and one txn on mod_revision (409 on mismatch); 200 with the object.
+ *
+ * `--express` mounts the same handler as express 5 routes: the "express floor", for information.
+ *
+ * Configuration comes from the environment (FLOOR_CERT, FLOOR_KEY, FLOOR_TOKEN, FLOOR_ETCD,
+ * FLOOR_PREFIX); the listening port is printed as `floor listening on <port>`.
+ */
+import { createServer, type ServerOptions } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Etcd3 } from 'etcd3';
+import express from 'express';
+
+const env = (name: string): string => {
+  const v = process.env[name];
+  if (!v) throw new Error(`floor: ${name} is not set`);
+  return v;
+};
+
+const expected = Buffer.from(`Bearer ${env('FLOOR_TOKEN')}`);
+const prefix = env('FLOOR_PREFIX');
+const etcd = new Etcd3({ hosts: [env('FLOOR_ETCD')], grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
+const kv = etcd.kv;
+let getBody: Buffer = Buffer.from('{}');
+
+const JSON_TYPE = 'application/json';
+
+function send(res: ServerResponse, status: number, body: Buffer | string): void {
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function authorized(req: IncomingMessage): boolean {
+  const h = req.headers.authorization;
+  if (h === undefined || h.length !== expected.length) return false;
+  const got = Buffer.from(h);
+  return got.length === expected.length && timingSafeEqual(got, expected);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+interface Obj {
+  metadata: { name: string; namespace?: string; uid?: string; creationTimestamp?: string; resourceVersion?: string };
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** /api/v1/namespaces/{ns}/{resource}[/{name}] → [ns, resource, name?]; anything else → undefined. */
+function parsePath(url: string): [string, string, string | undefined] | undefined {
+  const q = url.indexOf('?');
+  const parts = (q < 0 ? url : url.slice(0, q)).split('/');
+  // ['', 'api', 'v1', 'namespaces', ns, resource, name?]
+  if (parts.length < 6 || parts.length > 7 || parts[1] !== 'api' || parts[3] !== 'namespaces') return undefined;
+  return [parts[4]!, parts[5]!, parts[6]];
+}
+
+async function create(req: IncomingMessage, res: ServerResponse, ns: string, resource: string): Promise<void> {
+  const obj = JSON.parse((await readBody(req)).toString('utf8')) as Obj;
+  obj.metadata.namespace = ns;
+  obj.metadata.uid = randomUUID();
+  obj.metadata.creationTimestamp = timestamp();
+  delete obj.metadata.resourceVersion;
+  const key = Buffer.from(`${prefix}/${resource}/${ns}/${obj.metadata.name}`);
+  const r = await kv.txn({
+    compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
+    success: [{ request_put: { key, value: Buffer.from(JSON.stringify(obj)) } }],
+    failure: [],
+  });
+  if (!r.succeeded) return send(res, 409, '{"kind":"Status","code":409,"reason":"AlreadyExists"}');
+  obj.metadata.resourceVersion = r.header.revision;
+  send(res, 201, JSON.stringify(obj));
+}
+
+async function update(req: IncomingMessage, res: ServerResponse, ns: string, resource: string, name: string): Promise<void> {
+  const obj = JSON.parse((await readBody(req)).toString('utf8')) as Obj;
+  const key = Buffer.from(`${prefix}/${resource}/${ns}/${name}`);
+  const cur = (await kv.range({ key })).kvs[0];
+  if (!cur) return send(res, 404, '{"kind":"Status","code":404,"reason":"NotFound"}');
+  if (obj.metadata.resourceVersion !== cur.mod_revision) return send(res, 409, '{"kind":"Status","code":409,"reason":"Conflict"}');
+  const old = JSON.parse(cur.value.toString('utf8')) as Obj;
+  obj.metadata.uid = old.metadata.uid;
+  obj.metadata.creationTimestamp = old.metadata.creationTimestamp;
+  delete obj.metadata.resourceVersion;
+  const r = await kv.txn({
+    compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: cur.mod_revision }],
+    success: [{ request_put: { key, value: Buffer.from(JSON.stringify(obj)) } }],
+    failure: [],
+  });
+  if (!r.succeeded) return send(res, 409, '{"kind":"Status","code":409,"reason":"Conflict"}');
+  obj.metadata.resourceVersion = r.header.revision;
+  send(res, 200, JSON.stringify(obj));
+}
+
+/** The whole floor: auth, then GET / POST / PUT on one namespaced resource path. */
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  if (!authorized(req)) return send(res, 401, '{"kind":"Status","code":401,"reason":"Unauthorized"}');
+  const p = parsePath(req.url ?? '');
+  if (!p) return send(res, 404, '{"kind":"Status","code":404,"reason":"NotFound"}');
+  const [ns, resource, name] = p;
+  let work: Promise<void> | undefined;
+  if (req.method === 'GET' && name !== undefined) return send(res, 200, getBody);
+  if (req.method === 'POST' && name === undefined) work = create(req, res, ns, resource);
+  else if (req.method === 'PUT' && name !== undefined) work = update(req, res, ns, resource, name);
+  else return send(res, 405, '{"kind":"Status","code":405,"reason":"MethodNotAllowed"}');
+  work.catch((e: unknown) => {
+    if (!res.headersSent) send(res, 500, JSON.stringify({ kind: 'Status', code: 500, message: String(e) }));
+    else res.destroy();
+  });
+}
+
+function expressApp(): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  const h = (req: express.Request, res: express.Response): void => handle(req, res);
+  app.get('/api/v1/namespaces/:ns/:resource/:name', h);
+  app.post('/api/v1/namespaces/:ns/:resource', h);
+  app.put('/api/v1/namespaces/:ns/:resource/:name', h);
+  return app;
+}
+
+const tls: ServerOptions = { cert: readFileSync(env('FLOOR_CERT')), key: readFileSync(env('FLOOR_KEY')) };
+const server = process.argv.includes('--express') ? createServer(tls, expressApp()) : createServer(tls, handle);
+server.keepAliveTimeout = 65_000;
+
+// The bench hands over the GET body once it has fetched it from plinth.
+process.on('message', (m: { getBody?: string }) => {
+  if (typeof m.getBody === 'string') {
+    getBody = Buffer.from(m.getBody, 'base64');
+    process.send?.({ ok: true });
+  }
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  etcd.close();
+  process.disconnect?.();
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const addr = server.address();
+  process.stdout.write(`floor listening on ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
+});
