@@ -9,8 +9,8 @@ export function encodeObject(obj: StoredObject): Buffer {
   return Buffer.from(JSON.stringify({ ...obj, metadata }));
 }
 
-export function decodeObject(data: Buffer, revision: number): StoredObject {
-  const obj = JSON.parse(data.toString('utf8')) as StoredObject;
+export function decodeObject(data: Buffer | string, revision: number): StoredObject {
+  const obj = JSON.parse(typeof data === 'string' ? data : data.toString('utf8')) as StoredObject;
   obj.metadata ??= {};
   obj.metadata.resourceVersion = String(revision);
   return obj;
