@@ -27,6 +27,7 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { decodeObject, encodeObject, sameContent } from './object-codec.js';
+import { CachedObject } from './cached-object.js';
 import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
@@ -155,12 +156,13 @@ export class EtcdStore implements Store {
    * Reads every object under `prefix` at one revision, in pages bounded in bytes (a watch cache's
    * initial state). Returns [key, object] pairs in key order and the revision read at.
    */
-  async snapshot(prefix: string): Promise<{ entries: Array<[string, StoredObject]>; revision: number }> {
+  async snapshot(prefix: string): Promise<{ entries: Array<[string, CachedObject]>; revision: number }> {
     const pager = this.#pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
-    const entries: Array<[string, StoredObject]> = [];
+    const entries: Array<[string, CachedObject]> = [];
     do {
       const page = await pager.next();
-      for (const kv of page.kvs) entries.push([kv.key.toString(), decodeObject(kv.value, Number(kv.mod_revision))]);
+      // Held as stored text, decoded only when a reader needs the object.
+      for (const kv of page.kvs) entries.push([kv.key.toString(), CachedObject.fromBuffer(kv.value, Number(kv.mod_revision))]);
     } while (pager.more);
     return { entries, revision: pager.revision };
   }
