@@ -84,7 +84,7 @@ export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf'):
   }
 }
 
-function isPretty(query: URLSearchParams, req: IncomingMessage): boolean {
+export function isPretty(query: URLSearchParams, req: IncomingMessage): boolean {
   const p = query.get('pretty');
   if (p !== null) return p === '' || p === 'true' || p === '1';
   // kube pretty-prints for curl and wget by default.

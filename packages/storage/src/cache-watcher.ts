@@ -1,6 +1,7 @@
 /** One client watch served by a watch cache: its key range, selector and bounded queue. */
 import type { StoredObject } from '@plinth/api';
 import type { ObjectEvent, Predicate, WatchEvent } from './interface.js';
+import type { CachedObject } from './cached-object.js';
 import { QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 
 /** A change as the cache saw it; `natural` is the event for a watcher without a selector. */
@@ -15,6 +16,8 @@ export interface CacheEvent {
   /** The event as selector watchers see an object entering / leaving their selection: made once, shared. */
   asAdded?: ObjectEvent;
   asDeleted?: ObjectEvent;
+  /** The new state as stored (its JSON text; `cached.json()` gives bytes to serve when plain). */
+  cached?: CachedObject;
 }
 
 export interface CacheWatcherOptions {

@@ -4,13 +4,16 @@
  * reads from memory, and consistent reads (resourceVersion unset) once it has caught up with
  * etcd's current revision. Writes, paged and exact reads go to etcd.
  *
- * Objects handed out are shared with the cache and every other reader: callers must not mutate them.
+ * Objects are held as their stored JSON text (CachedObject) and decoded only when a reader needs
+ * them; reads that can be answered with bytes (getJson, listJson) never decode. Objects handed out
+ * are shared with the cache and every other reader: callers must not mutate them.
  */
 import type { IEvent } from 'etcd3';
 import type { StoredObject } from '@plinth/api';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
 import { StorageError } from './errors.js';
-import { decodeObject, TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
+import { TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
+import { CachedObject } from './cached-object.js';
 import { parseResourceVersion } from './resource-version.js';
 import type { RawWatch } from './watch-mux.js';
 import { CacheWatcher, LazyEvents, type CacheEvent } from './cache-watcher.js';
@@ -52,7 +55,7 @@ export class Cacher implements Store {
   readonly #historyLimit: number;
   readonly #onError: (msg: string, err: unknown) => void;
 
-  readonly #objects = new Map<string, StoredObject>();
+  readonly #objects = new Map<string, CachedObject>();
   #sortedKeys: string[] | undefined;
   /** The revision the cache reflects. */
   #rv = 0;
@@ -72,7 +75,7 @@ export class Cacher implements Store {
    * concurrent watchers share them (and so their encoding). Dropped when none streams, so the
    * encodings do not outlive the watches that needed them.
    */
-  #addedEvents: WeakMap<StoredObject, ObjectEvent> | undefined;
+  #addedEvents: WeakMap<CachedObject, ObjectEvent> | undefined;
   #initialStreams = 0;
   readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0 };
   readonly #consistentFromCache: boolean;
@@ -86,6 +89,15 @@ export class Cacher implements Store {
     this.#historyLimit = opts.historyLimit ?? 10_000;
     this.#onError = opts.onError ?? (() => undefined);
     this.#consistentFromCache = opts.consistentReadsFromCache ?? true;
+  }
+
+  /** apiVersion and kind of the cached resource (its storage version). */
+  get apiVersion(): string {
+    return this.#apiVersion;
+  }
+
+  get kind(): string {
+    return this.#kind;
   }
 
   /** The resource's key prefix (ending in '/'). */
@@ -158,14 +170,14 @@ export class Cacher implements Store {
         if (!prev) continue;
         this.#objects.delete(key);
         this.#sortedKeys = undefined;
-        const obj: StoredObject = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rev) } };
+        // The last state with the deletion's resourceVersion.
         const size = ev.prev_kv?.value.length;
-        ce = { key, rev, obj, prev, natural: { type: 'DELETED', object: obj, ...(size === undefined ? {} : { size }) } };
+        ce = cacheEvent(key, rev, prev.at(rev), prev, 'DELETED', size);
       } else {
-        const obj = decodeObject(ev.kv.value, rev);
-        this.#objects.set(key, obj);
+        const cur = CachedObject.fromBuffer(ev.kv.value, rev);
+        this.#objects.set(key, cur);
         if (!prev) this.#sortedKeys = undefined;
-        ce = { key, rev, obj, prev, natural: { type: prev ? 'MODIFIED' : 'ADDED', object: obj, size: ev.kv.value.length } };
+        ce = cacheEvent(key, rev, cur, prev, prev ? 'MODIFIED' : 'ADDED', cur.size);
       }
       this.#rv = rev;
       this.#pushHistory(ce);
@@ -328,12 +340,12 @@ export class Cacher implements Store {
 
   /** Starts from the cached copy when there is one (kube's cacher does the same). */
   guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
-    const suggestion = this.#ready && !opts.suggestion ? this.#objects.get(key) : undefined;
+    const suggestion = this.#ready && !opts.suggestion ? this.#objects.get(key)?.object() : undefined;
     return this.#etcd.guaranteedUpdate(key, tryUpdate, suggestion ? { ...opts, suggestion } : opts);
   }
 
   delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
-    const suggestion = this.#ready && !opts.suggestion ? this.#objects.get(key) : undefined;
+    const suggestion = this.#ready && !opts.suggestion ? this.#objects.get(key)?.object() : undefined;
     return this.#etcd.delete(key, suggestion ? { ...opts, suggestion } : opts);
   }
 
@@ -356,6 +368,22 @@ export class Cacher implements Store {
   // --- Store: reads ---------------------------------------------------------------------------
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    const r = await this.#getEntry(key, opts);
+    return r instanceof CachedObject ? r.object() : r;
+  }
+
+  /**
+   * A get answered as bytes where it can be: the object's JSON (resourceVersion included) when the
+   * cache serves the read and the stored JSON is what JSON.stringify of the object writes with the
+   * cache's apiVersion and kind; otherwise the object, as get() returns it.
+   */
+  async getJson(key: string, opts: GetOptions = {}): Promise<string | StoredObject> {
+    const r = await this.#getEntry(key, opts);
+    if (!(r instanceof CachedObject)) return r;
+    return r.json(this.#apiVersion, this.#kind) ?? r.object();
+  }
+
+  async #getEntry(key: string, opts: GetOptions): Promise<CachedObject | StoredObject> {
     if (!this.#ready || !key.startsWith(this.#prefix)) return this.#etcd.get(key, opts);
     const rv = opts.resourceVersion ?? '';
     if (rv === '') {
@@ -373,6 +401,36 @@ export class Cacher implements Store {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const r = await this.#listEntries(prefix, opts);
+    if (!('entries' in r)) return r;
+    const items: StoredObject[] = [];
+    const predicate = opts.predicate;
+    for (const e of r.entries) {
+      const obj = e.object();
+      if (!predicate || predicate(obj)) items.push(obj);
+    }
+    return { items, resourceVersion: r.resourceVersion, continue: '', shared: true };
+  }
+
+  /**
+   * A list answered as bytes where it can be: without a predicate, when the cache serves it and
+   * every item's stored JSON is plain (see getJson), each item's JSON without apiVersion and kind
+   * (kube's list items carry none) and resourceVersion included; otherwise what list() returns.
+   */
+  async listJson(prefix: string, opts: ListOptions = {}): Promise<{ itemsJson: string[]; resourceVersion: string } | ListResult> {
+    if (opts.predicate) return this.list(prefix, opts);
+    const r = await this.#listEntries(prefix, opts);
+    if (!('entries' in r)) return r;
+    const itemsJson: string[] = new Array<string>(r.entries.length);
+    for (let i = 0; i < r.entries.length; i++) {
+      const j = r.entries[i]!.itemJson(this.#apiVersion, this.#kind);
+      if (j === undefined) return { items: r.entries.map((e) => e.object()), resourceVersion: r.resourceVersion, continue: '', shared: true };
+      itemsJson[i] = j;
+    }
+    return { itemsJson, resourceVersion: r.resourceVersion };
+  }
+
+  async #listEntries(prefix: string, opts: ListOptions): Promise<ListResult | { entries: CachedObject[]; resourceVersion: string }> {
     if (!prefix.endsWith('/')) prefix += '/';
     const rv = opts.resourceVersion ?? '';
     // kube's shouldDelegateList: continuations, exact reads and limited reads at a version need
@@ -388,13 +446,10 @@ export class Cacher implements Store {
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), prefix);
     }
-    const items: StoredObject[] = [];
-    const predicate = opts.predicate;
-    for (const key of this.#keysUnder(prefix)) {
-      const obj = this.#objects.get(key)!;
-      if (!predicate || predicate(obj)) items.push(obj);
-    }
-    return { items, resourceVersion: String(this.#rv), continue: '', shared: true };
+    const keys = this.#keysUnder(prefix);
+    const entries = new Array<CachedObject>(keys.length);
+    for (let i = 0; i < keys.length; i++) entries[i] = this.#objects.get(keys[i]!)!;
+    return { entries, resourceVersion: String(this.#rv) };
   }
 
   /** Keys under a prefix, in etcd's (byte) order. */
@@ -428,13 +483,13 @@ export class Cacher implements Store {
     // From here to registration nothing awaits, so no event can slip between replay and live.
     // What came before (the objects as of now, or the history after the requested version) is
     // captured as an array of references and turned into events as the client reads them.
-    let initial: LazyEvents<StoredObject> | LazyEvents<CacheEvent>;
+    let initial: LazyEvents<CachedObject> | LazyEvents<CacheEvent>;
     if (requested === 0) {
       const keys = opts.exactKey ? (this.#objects.has(keyOrPrefix) ? [keyOrPrefix] : []) : this.#keysUnder(keyOrPrefix);
       const objs = keys.map((k) => this.#objects.get(k)!);
       const added = this.#openInitialStream();
       const predicate = opts.predicate;
-      initial = new LazyEvents(objs, (obj) => (!predicate || predicate(obj) ? added(obj) : undefined), () => this.#closeInitialStream());
+      initial = new LazyEvents(objs, (c) => (!predicate || predicate(c.object()) ? added(c) : undefined), () => this.#closeInitialStream());
     } else {
       const replay = this.#history.slice(this.#firstHistoryAfter(requested));
       initial = new LazyEvents(replay, (ce) => w.translate(ce));
@@ -454,12 +509,12 @@ export class Cacher implements Store {
   }
 
   /** Starts an initial-event stream; returns the shared ADDED event of an object version. */
-  #openInitialStream(): (obj: StoredObject) => ObjectEvent {
+  #openInitialStream(): (obj: CachedObject) => ObjectEvent {
     this.#initialStreams++;
     const memo = (this.#addedEvents ??= new WeakMap());
-    return (obj) => {
-      let e = memo.get(obj);
-      if (!e) memo.set(obj, (e = { type: 'ADDED', object: obj }));
+    return (c) => {
+      let e = memo.get(c);
+      if (!e) memo.set(c, (e = objectEvent('ADDED', c)));
       return e;
     };
   }
@@ -493,6 +548,36 @@ export class Cacher implements Store {
     for (const w of this.#watchers) if (w.bookmarks) return true;
     return false;
   }
+}
+
+/**
+ * A watch event whose object is decoded when read: the history keeps only the stored text, and
+ * readers holding the decoded object share it (CachedObject remembers it weakly).
+ */
+function objectEvent(type: ObjectEvent['type'], c: CachedObject, size?: number): ObjectEvent {
+  return {
+    type,
+    get object(): StoredObject {
+      return c.object();
+    },
+    ...(size === undefined ? {} : { size }),
+  };
+}
+
+/** A change as the cache saw it, its objects decoded only when read. */
+function cacheEvent(key: string, rev: number, cur: CachedObject, prev: CachedObject | undefined, type: 'ADDED' | 'MODIFIED' | 'DELETED', size: number | undefined): CacheEvent {
+  return {
+    key,
+    rev,
+    get obj(): StoredObject {
+      return cur.object();
+    },
+    get prev(): StoredObject | undefined {
+      return prev?.object();
+    },
+    natural: objectEvent(type, cur, size),
+    cached: cur,
+  };
 }
 
 function compareKeys(a: string, b: string): number {

@@ -26,7 +26,8 @@ import { StorageError, isEtcdCompactedError, isEtcdFutureRevError, isEtcdTooLarg
 import { decodeContinue, encodeContinue } from './continue.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
-import { decodeObject, encodeObject, sameContent, withResourceVersion } from './object-codec.js';
+import { decodeObject, encodeObject, sameContent, writtenObject } from './object-codec.js';
+import { CachedObject } from './cached-object.js';
 import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
@@ -155,12 +156,13 @@ export class EtcdStore implements Store {
    * Reads every object under `prefix` at one revision, in pages bounded in bytes (a watch cache's
    * initial state). Returns [key, object] pairs in key order and the revision read at.
    */
-  async snapshot(prefix: string): Promise<{ entries: Array<[string, StoredObject]>; revision: number }> {
+  async snapshot(prefix: string): Promise<{ entries: Array<[string, CachedObject]>; revision: number }> {
     const pager = this.#pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
-    const entries: Array<[string, StoredObject]> = [];
+    const entries: Array<[string, CachedObject]> = [];
     do {
       const page = await pager.next();
-      for (const kv of page.kvs) entries.push([kv.key.toString(), decodeObject(kv.value, Number(kv.mod_revision))]);
+      // Held as stored text, decoded only when a reader needs the object.
+      for (const kv of page.kvs) entries.push([kv.key.toString(), CachedObject.fromBuffer(kv.value, Number(kv.mod_revision))]);
     } while (pager.more);
     return { entries, revision: pager.revision };
   }
@@ -201,7 +203,7 @@ export class EtcdStore implements Store {
       failure: [],
     });
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key exists: ${key}`);
-    return withResourceVersion(obj, Number(res.header.revision));
+    return writtenObject(obj, Number(res.header.revision));
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
@@ -366,7 +368,7 @@ export class EtcdStore implements Store {
         success: [{ request_put: { key: k, value: data, ...lease } }],
         failure: [{ request_range: { key: k } }],
       });
-      if (res.succeeded) return withResourceVersion(next, Number(res.header.revision));
+      if (res.succeeded) return writtenObject(next, Number(res.header.revision));
       const kv = res.responses[0]?.response_range?.kvs[0];
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;

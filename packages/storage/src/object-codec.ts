@@ -9,8 +9,8 @@ export function encodeObject(obj: StoredObject): Buffer {
   return Buffer.from(JSON.stringify({ ...obj, metadata }));
 }
 
-export function decodeObject(data: Buffer, revision: number): StoredObject {
-  const obj = JSON.parse(data.toString('utf8')) as StoredObject;
+export function decodeObject(data: Buffer | string, revision: number): StoredObject {
+  const obj = JSON.parse(typeof data === 'string' ? data : data.toString('utf8')) as StoredObject;
   obj.metadata ??= {};
   obj.metadata.resourceVersion = String(revision);
   return obj;
@@ -20,7 +20,7 @@ export function decodeObject(data: Buffer, revision: number): StoredObject {
  * What a write returns: the object just written (its JSON is the stored bytes) with the write's
  * resourceVersion — instead of decoding the bytes again. Shallow copies: `obj` is not changed.
  */
-export function withResourceVersion(obj: StoredObject, revision: number): StoredObject {
+export function writtenObject(obj: StoredObject, revision: number): StoredObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
 }
 

@@ -270,6 +270,12 @@ export function auditRequestPatch(req: IncomingMessage, patch: unknown): void {
  * kube's audit.LogResponseObject: a Status written is the event's responseStatus; at
  * RequestResponse level the object written is logged.
  */
+/** Whether auditResponseObject records the object itself (RequestResponse): a writer of bytes decodes them only then. */
+export function auditRecordsResponseObject(req: IncomingMessage): boolean {
+  const s = states.get(req);
+  return !!s && s.config.rank >= LEVEL.RequestResponse;
+}
+
 export function auditResponseObject(req: IncomingMessage, obj: unknown): void {
   const s = states.get(req);
   if (!s) return;

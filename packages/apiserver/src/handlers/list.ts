@@ -5,6 +5,7 @@ import { writeObject } from '../http.js';
 import { parseIncludeObject, tableOfList } from '../table.js';
 import { parseListOptions } from './options.js';
 import { serveWatch } from './watch.js';
+import { isPlainJson, writeJsonBody } from './get.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleList(r: ResourceRequest, watch: boolean): Promise<void> {
@@ -15,6 +16,18 @@ export async function handleList(r: ResourceRequest, watch: boolean): Promise<vo
   const opts = parseListOptions(r.def, query, watch);
   if (watch) {
     await serveWatch(r, opts, format, include);
+    return;
+  }
+  if (isPlainJson(r, format)) {
+    // From the watch cache's stored bytes when it serves the list and every item is plain.
+    const out = await r.store.listJson(r.scope, opts);
+    if (!('itemsJson' in out)) {
+      writeObject(r.req, r.res, r.query, 200, out, format);
+      return;
+    }
+    // As JSON.stringify writes an ObjectList from the cache (no remainingItemCount, no continue).
+    const head = `{"apiVersion":${JSON.stringify(out.apiVersion)},"kind":${JSON.stringify(out.kind)},"metadata":{"resourceVersion":${JSON.stringify(out.resourceVersion)},"continue":""},"items":[`;
+    writeJsonBody(r.req, r.res, `${head}${out.itemsJson.join(',')}]}`, format);
     return;
   }
   const list = await r.store.list(r.scope, opts);

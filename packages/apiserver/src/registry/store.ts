@@ -28,7 +28,7 @@ import {
   type UserInfo,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
-import type { KeyFunctions, ListOptions, Preconditions, Store, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
+import { Cacher, type KeyFunctions, type ListOptions, type ListResult, type Preconditions, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
@@ -173,37 +173,73 @@ export class ResourceStore {
     }
   }
 
-  async list(scope: RequestScope, opts: ListOptions): Promise<ObjectList<StoredObject>> {
+  /**
+   * The watch cache, when reads may be answered with its stored bytes: the objects leave as they
+   * are stored (no conversion, no read defaults, the cache's apiVersion and kind are this version's).
+   */
+  get #bytesCache(): Cacher | undefined {
+    const s = this.#deps.storage;
+    return s instanceof Cacher && !this.#readDefaults && s.apiVersion === this.#apiVersion && s.kind === this.def.kind ? s : undefined;
+  }
+
+  /** get(), answered as the object's JSON when the watch cache has it as plain bytes. */
+  async getJson(scope: RequestScope, name: string, resourceVersion?: string): Promise<string | StoredObject> {
+    const cache = this.#bytesCache;
+    if (!cache) return this.get(scope, name, resourceVersion);
     try {
-      const r = await this.#deps.storage.list(this.collectionPrefix(scope.namespace), opts);
-      // kube's typed lists carry no apiVersion/kind on items. Items shared with the watch cache
-      // are copied (shallowly), never changed; items fresh from etcd are ours to change.
-      let items = r.items;
-      const readDefaults = this.#readDefaults;
-      if (readDefaults) {
-        // Defaulted items are new objects: shared ones stay untouched in the cache.
-        let changed = false;
-        const defaulted = items.map((o) => {
-          const d = readDefaults(o);
-          if (d !== o) changed = true;
-          return d;
-        });
-        if (changed) items = defaulted;
-      }
-      if (r.shared) {
-        items = items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
-      } else {
-        for (const item of items) {
-          delete item.apiVersion;
-          delete item.kind;
-        }
-      }
-      const metadata: ObjectList['metadata'] = { resourceVersion: r.resourceVersion, continue: r.continue };
-      if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
-      return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items };
+      const r = await cache.getJson(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' });
+      return typeof r === 'string' ? r : this.#withTypeMeta(r);
+    } catch (e) {
+      throw toStatusError(e, this.def, name);
+    }
+  }
+
+  /** list(), answered as the items' JSON when the watch cache has them all as plain bytes. */
+  async listJson(scope: RequestScope, opts: ListOptions): Promise<{ apiVersion: string; kind: string; resourceVersion: string; itemsJson: string[] } | ObjectList<StoredObject>> {
+    const cache = this.#bytesCache;
+    if (!cache) return this.list(scope, opts);
+    try {
+      const r = await cache.listJson(this.collectionPrefix(scope.namespace), opts);
+      return 'itemsJson' in r ? { apiVersion: this.#apiVersion, kind: this.def.listKind, ...r } : this.#listOf(r);
     } catch (e) {
       throw toStatusError(e, this.def, '');
     }
+  }
+
+  async list(scope: RequestScope, opts: ListOptions): Promise<ObjectList<StoredObject>> {
+    try {
+      return this.#listOf(await this.#deps.storage.list(this.collectionPrefix(scope.namespace), opts));
+    } catch (e) {
+      throw toStatusError(e, this.def, '');
+    }
+  }
+
+  #listOf(r: ListResult): ObjectList<StoredObject> {
+    // kube's typed lists carry no apiVersion/kind on items. Items shared with the watch cache
+    // are copied (shallowly), never changed; items fresh from etcd are ours to change.
+    let items = r.items;
+    const readDefaults = this.#readDefaults;
+    if (readDefaults) {
+      // Defaulted items are new objects: shared ones stay untouched in the cache.
+      let changed = false;
+      const defaulted = items.map((o) => {
+        const d = readDefaults(o);
+        if (d !== o) changed = true;
+        return d;
+      });
+      if (changed) items = defaulted;
+    }
+    if (r.shared) {
+      items = items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as StoredObject);
+    } else {
+      for (const item of items) {
+        delete item.apiVersion;
+        delete item.kind;
+      }
+    }
+    const metadata: ObjectList['metadata'] = { resourceVersion: r.resourceVersion, continue: r.continue };
+    if (r.remainingItemCount !== undefined) metadata.remainingItemCount = r.remainingItemCount;
+    return { apiVersion: this.#apiVersion, kind: this.def.listKind, metadata, items };
   }
 
   async watch(scope: RequestScope, opts: WatchOptions, name?: string): Promise<Watcher> {
