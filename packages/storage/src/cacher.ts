@@ -391,13 +391,34 @@ export class Cacher implements Store {
         this.#stats.consistentReadsFromEtcd++;
         return this.#etcd.get(key, opts);
       }
-      if (!(await this.#waitConsistent(key, true))) return this.#etcd.get(key, opts);
+      return this.#latest(key);
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), key);
     }
     const obj = this.#objects.get(key);
     if (!obj) throw new StorageError('NotFound', key, `key not found: ${key}`);
     return obj;
+  }
+
+  /**
+   * A consistent get: the key's current state read from etcd (batched with concurrent reads);
+   * the cache's own entry when it holds that very version (no decode, its JSON already checked).
+   */
+  async #latest(key: string): Promise<CachedObject> {
+    const kv = await this.#etcd.latest(key);
+    if (!kv) throw new StorageError('NotFound', key, `key not found: ${key}`);
+    let cached = this.#objects.get(key);
+    // A write this cache has yet to see (its event is on the way): wait for it briefly.
+    if (cached?.rev !== kv.modRevision && this.#rv < kv.modRevision) {
+      await this.#eventsReach(kv.modRevision, 100);
+      cached = this.#objects.get(key);
+    }
+    if (cached?.rev === kv.modRevision) {
+      this.#stats.consistentReadsFromCache++;
+      return cached;
+    }
+    this.#stats.consistentReadsFallback++;
+    return CachedObject.fromBuffer(kv.value, kv.modRevision);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

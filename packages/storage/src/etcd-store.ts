@@ -36,6 +36,17 @@ import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
 
+/** etcd's default --max-txn-ops: the most operations one txn may carry. */
+const MAX_TXN_OPS = 128;
+
+interface LatestRead {
+  key: string;
+  resolve(v: { value: Buffer; modRevision: number } | undefined): void;
+  reject(e: unknown): void;
+  /** When it was asked (performance.now(), for the request-duration observer). */
+  t0: number;
+}
+
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379`. */
   endpoints: string[];
@@ -204,6 +215,53 @@ export class EtcdStore implements Store {
     });
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key exists: ${key}`);
     return writtenObject(obj, Number(res.header.revision));
+  }
+
+  /**
+   * The key's current value and mod_revision (undefined: no such key) — a linearizable read, as a
+   * quorum GET needs. Concurrent callers share etcd round trips: a read starts at once when none
+   * is in flight, otherwise it joins the next batch, sent as one txn of ranges when the flight
+   * lands. A batch starts after each of its reads arrived, so each still sees every write
+   * acknowledged before it was asked (kube's quorum read, one etcd request per batch).
+   */
+  latest(key: string): Promise<{ value: Buffer; modRevision: number } | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#latestQueue.push({ key, resolve, reject, t0: this.#observer ? performance.now() : 0 });
+      if (!this.#latestInFlight) this.#flushLatest();
+    });
+  }
+
+  #latestQueue: LatestRead[] = [];
+  #latestInFlight = false;
+
+  #flushLatest(): void {
+    const batch = this.#latestQueue.splice(0, MAX_TXN_OPS);
+    if (batch.length === 0) {
+      this.#latestInFlight = false;
+      return;
+    }
+    this.#latestInFlight = true;
+    const done = (): void => {
+      if (this.#observer) for (const r of batch) this.#observe('get', r.key, r.t0);
+      this.#flushLatest();
+    };
+    const read: Promise<Array<IRangeResponse | undefined>> =
+      batch.length === 1
+        ? this.#kv.range({ key: Buffer.from(batch[0]!.key) }).then((r) => [r])
+        : this.#kv.txn({ compare: [], success: batch.map((r) => ({ request_range: { key: Buffer.from(r.key) } })), failure: [] }).then((t) => t.responses.map((x) => x.response_range ?? undefined));
+    read.then(
+      (results) => {
+        batch.forEach((r, i) => {
+          const kv = results[i]?.kvs[0];
+          r.resolve(kv ? { value: kv.value, modRevision: Number(kv.mod_revision) } : undefined);
+        });
+        done();
+      },
+      (e: unknown) => {
+        for (const r of batch) r.reject(e);
+        done();
+      },
+    );
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {

@@ -66,10 +66,17 @@ export function nowMicros(): number {
 
 /** metav1.MicroTime: RFC 3339 in UTC with exactly six fractional digits. */
 export function formatMicroTime(us: number): string {
-  const ms = Math.floor(us / 1000);
-  const iso = new Date(ms).toISOString(); // ....sssZ
-  return `${iso.slice(0, -1)}${String(us - ms * 1000).padStart(3, '0')}Z`;
+  // Two timestamps per event, several events per millisecond: the date and time up to the
+  // second is formatted once per second.
+  const sec = Math.floor(us / 1_000_000);
+  if (sec !== lastSecond) {
+    lastSecond = sec;
+    lastSecondText = new Date(sec * 1000).toISOString().slice(0, 19); // YYYY-MM-DDTHH:MM:SS
+  }
+  return `${lastSecondText}.${String(us - sec * 1_000_000).padStart(6, '0')}Z`;
 }
+let lastSecond = Number.NaN;
+let lastSecondText = '';
 
 /** Go's time.RFC3339Nano (trailing zeros of the fraction dropped), as the legacy format prints. */
 function formatRFC3339Nano(us: number): string {
@@ -121,9 +128,18 @@ export function sourceIPs(req: IncomingMessage): string[] {
   return out;
 }
 
+/** The JSON of each authenticated user object (authenticators hand out one per identity). */
+const userJSONs = new WeakMap<UserInfo, string>();
+
 /** authentication/v1 UserInfo in JSON (every field omitempty). */
 function userJSON(u: UserInfo | undefined): string {
   if (!u) return '{}';
+  let j = userJSONs.get(u);
+  if (j === undefined) userJSONs.set(u, (j = encodeUser(u)));
+  return j;
+}
+
+function encodeUser(u: UserInfo): string {
   let s = '{';
   let sep = '';
   if (u.name) {
