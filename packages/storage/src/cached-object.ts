@@ -5,10 +5,14 @@
  */
 import type { StoredObject } from '@plinth/api';
 import { decodeObject } from './object-codec.js';
-import { withResourceVersion } from './object-json.js';
+import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
 
 /** Top-level members list items omit (kube's typed lists carry no apiVersion/kind on items). */
 const TYPE_META = ['apiVersion', 'kind'] as const;
+/** #plain: not servable as bytes. */
+const NOT_PLAIN = -1;
+/** #plain: servable, through the scanner (no cut). */
+const PLAIN = -2;
 
 export class CachedObject {
   /** The stored JSON (no resourceVersion: it is `rev`). */
@@ -19,10 +23,11 @@ export class CachedObject {
   #ref: WeakRef<StoredObject> | undefined;
   /**
    * Whether the text, with the resourceVersion injected, is byte for byte what JSON.stringify of
-   * the decoded object gives, and it has the cache's apiVersion/kind: undefined until checked.
+   * the decoded object gives, and it has the cache's apiVersion/kind: undefined until checked,
+   * NOT_PLAIN, PLAIN (served through the scanner), or where to cut the text (object-json's cutOf)
+   * so that serving it needs no scan.
    */
-  #plain: boolean | undefined;
-
+  #plain: number | undefined;
   constructor(text: string, rev: number, size: number) {
     this.text = text;
     this.rev = rev;
@@ -53,22 +58,27 @@ export class CachedObject {
    * undefined: the caller encodes object() instead.
    */
   json(apiVersion: string, kind: string): string | undefined {
-    if (this.#plain === false) return undefined;
-    const out = withResourceVersion(this.text, String(this.rev));
-    if (this.#plain === undefined) this.#plain = this.#check(out, apiVersion, kind);
-    return this.#plain ? out : undefined;
+    if (this.#plain === undefined) this.#plain = this.#check(apiVersion, kind);
+    if (this.#plain === NOT_PLAIN) return undefined;
+    return this.#plain === PLAIN ? withResourceVersion(this.text, String(this.rev)) : cutJson(this.text, this.#plain, String(this.rev));
   }
 
   /** As json(), without apiVersion and kind (a list item). */
   itemJson(apiVersion: string, kind: string): string | undefined {
-    if (this.#plain === undefined) this.json(apiVersion, kind);
-    if (!this.#plain) return undefined;
-    return withResourceVersion(this.text, String(this.rev), TYPE_META);
+    if (this.#plain === undefined) this.#plain = this.#check(apiVersion, kind);
+    if (this.#plain === NOT_PLAIN) return undefined;
+    return this.#plain === PLAIN ? withResourceVersion(this.text, String(this.rev), TYPE_META) : cutItemJson(this.text, this.#plain, String(this.rev));
   }
 
-  #check(out: string | undefined, apiVersion: string, kind: string): boolean {
-    if (out === undefined) return false;
+  #check(apiVersion: string, kind: string): number {
+    const rv = String(this.rev);
+    const out = withResourceVersion(this.text, rv);
+    if (out === undefined) return NOT_PLAIN;
     const obj = this.object();
-    return obj.apiVersion === apiVersion && obj.kind === kind && JSON.stringify(obj) === out;
+    if (obj.apiVersion !== apiVersion || obj.kind !== kind || JSON.stringify(obj) !== out) return NOT_PLAIN;
+    // The cut is used only where it gives exactly what the scanner gives.
+    const cut = cutOf(this.text, TYPE_META);
+    if (cut === undefined || cutJson(this.text, cut, rv) !== out || cutItemJson(this.text, cut, rv) !== withResourceVersion(this.text, rv, TYPE_META)) return PLAIN;
+    return cut;
   }
 }

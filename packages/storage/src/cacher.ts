@@ -438,9 +438,16 @@ export class Cacher implements Store {
    * every item's stored JSON is plain (see getJson), each item's JSON without apiVersion and kind
    * (kube's list items carry none) and resourceVersion included; otherwise what list() returns.
    */
-  async listJson(prefix: string, opts: ListOptions = {}): Promise<{ itemsJson: string[]; resourceVersion: string } | ListResult> {
+  async listJson(prefix: string, opts: ListOptions = {}): Promise<{ itemsJson: string[]; resourceVersion: string; continue?: string; remainingItemCount?: number } | ListResult> {
     if (opts.predicate) return this.list(prefix, opts);
-    const r = await this.#listEntries(prefix, opts);
+    // A list etcd answers (paged, exact) is built from its values' bytes too, each checked once
+    // per stored version: by this cache when it holds that version.
+    const r = await this.#listEntries(prefix, opts, (p, o) =>
+      this.#etcd.listJson(p, o, this.#apiVersion, this.#kind, (key, rev) => {
+        const c = this.#objects.get(key);
+        return c?.rev === rev ? c : undefined;
+      }),
+    );
     if (!('entries' in r)) return r;
     const itemsJson: string[] = new Array<string>(r.entries.length);
     for (let i = 0; i < r.entries.length; i++) {
@@ -451,19 +458,23 @@ export class Cacher implements Store {
     return { itemsJson, resourceVersion: r.resourceVersion };
   }
 
-  async #listEntries(prefix: string, opts: ListOptions): Promise<ListResult | { entries: CachedObject[]; resourceVersion: string }> {
+  async #listEntries<E = ListResult>(
+    prefix: string,
+    opts: ListOptions,
+    fromEtcd: (prefix: string, opts: ListOptions) => Promise<ListResult | E> = (p, o) => this.#etcd.list(p, o),
+  ): Promise<ListResult | E | { entries: CachedObject[]; resourceVersion: string }> {
     if (!prefix.endsWith('/')) prefix += '/';
     const rv = opts.resourceVersion ?? '';
     // kube's shouldDelegateList: continuations, exact reads and limited reads at a version need
     // etcd's snapshot; everything else is served from memory.
     const delegate = !this.#ready || !prefix.startsWith(this.#prefix) || !!opts.continue || opts.resourceVersionMatch === 'Exact' || (!!opts.limit && rv !== '0');
-    if (delegate) return this.#etcd.list(prefix, opts);
+    if (delegate) return fromEtcd(prefix, opts);
     if (rv === '') {
       if (!this.#consistentFromCache) {
         this.#stats.consistentReadsFromEtcd++;
-        return this.#etcd.list(prefix, opts);
+        return fromEtcd(prefix, opts);
       }
-      if (!(await this.#waitConsistent(prefix, false))) return this.#etcd.list(prefix, opts);
+      if (!(await this.#waitConsistent(prefix, false))) return fromEtcd(prefix, opts);
     } else if (rv !== '0') {
       await this.#waitUntil(parseResourceVersion(rv), prefix);
     }

@@ -3,7 +3,7 @@
  * create_revision == 0, updates and deletes compare mod_revision; lists read one revision across
  * pages; watches run on one shared raw watch stream.
  */
-import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent } from 'etcd3';
+import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent, type IKeyValue } from 'etcd3';
 import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry } from 'cockatiel';
 import type { StoredObject } from '@plinth/api';
 import type {
@@ -67,6 +67,14 @@ export interface EtcdStoreOptions {
   observer?: EtcdRequestObserver;
   /** Client TLS: the CA that signed etcd's serving certificates, and a client certificate (PEM). */
   tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
+}
+
+/** A list as its items' JSON (without apiVersion/kind), with the list metadata. */
+export interface ListJson {
+  itemsJson: string[];
+  resourceVersion: string;
+  continue: string;
+  remainingItemCount?: number;
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
@@ -294,6 +302,44 @@ export class EtcdStore implements Store {
   }
 
   async #list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const items: StoredObject[] = [];
+    const predicate = opts.predicate;
+    const page = await this.#listRange(prefix, opts, (kv) => {
+      const obj = decodeObject(kv.value, Number(kv.mod_revision));
+      if (predicate && !predicate(obj)) return 0;
+      return items.push(obj);
+    });
+    return { items, ...page };
+  }
+
+  /**
+   * list() without a predicate, as the items' JSON: each item's stored text with its
+   * resourceVersion injected and without apiVersion/kind, when that is byte for byte what encoding
+   * the decoded item would write (CachedObject's check; `known` gives the watch cache's entry for
+   * a key at a revision, whose check is already done). An item that fails it is decoded and
+   * encoded as the general path does. The items' JSON joined with ',' is then exactly the
+   * `items` of the list object JSON.stringify writes.
+   */
+  async listJson(prefix: string, opts: ListOptions, apiVersion: string, kind: string, known?: (key: string, rev: number) => CachedObject | undefined): Promise<ListJson> {
+    if (opts.predicate) throw new Error('etcd store: listJson takes no predicate');
+    const itemsJson: string[] = [];
+    const page = await this.#listRange(prefix, opts, (kv) => {
+      const rev = Number(kv.mod_revision);
+      const o = known?.(kv.key.toString(), rev) ?? CachedObject.fromBuffer(kv.value, rev);
+      const json = o.itemJson(apiVersion, kind);
+      if (json !== undefined) return itemsJson.push(json);
+      const { apiVersion: _v, kind: _k, ...item } = o.object();
+      return itemsJson.push(JSON.stringify(item));
+    });
+    return { itemsJson, ...page };
+  }
+
+  /**
+   * One page of a list (kube's GetList): reads the range a page at a time from the continue
+   * token's key or the prefix, handing each key-value to `take` (which returns how many items it
+   * has kept, 0 for one it left out) until `limit` items are kept.
+   */
+  async #listRange(prefix: string, opts: ListOptions, take: (kv: IKeyValue) => number): Promise<Omit<ListResult, 'items'>> {
     if (!prefix.endsWith('/')) prefix += '/';
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     let key = Buffer.from(prefix);
@@ -323,8 +369,7 @@ export class EtcdStore implements Store {
     const rangeEnd = prefixEnd(Buffer.from(prefix));
     const hintKey = rangeEnd.toString('latin1');
     const pager = this.#pager(key, rangeEnd, revision, opts.resourceVersion === '0' && !revision, this.#pageBytes, this.#sizeHints.get(hintKey));
-    const items: StoredObject[] = [];
-    const predicate = opts.predicate;
+    let kept = 0;
     // With a selector a page may fill slowly: ask for the limit first, then twice as much each
     // time (kube doubles its batch up to 10,000); the pager also keeps each page's bytes bounded.
     let batch = limit || undefined;
@@ -342,12 +387,11 @@ export class EtcdStore implements Store {
       let consumed = 0;
       for (const kv of page.kvs) {
         consumed++;
-        const obj = decodeObject(kv.value, Number(kv.mod_revision));
-        if (predicate && !predicate(obj)) continue;
-        items.push(obj);
-        if (limit > 0 && items.length >= limit) break;
+        if (take(kv) === 0) continue;
+        kept++;
+        if (limit > 0 && kept >= limit) break;
       }
-      const full = limit > 0 && items.length >= limit;
+      const full = limit > 0 && kept >= limit;
       if (!full && page.more) {
         if (batch) batch = Math.min(batch * 2, 10_000);
         continue;
@@ -355,8 +399,8 @@ export class EtcdStore implements Store {
       this.#rememberSize(hintKey, pager.averageBytes);
       const lastKv = page.kvs[consumed - 1];
       const hasMore = consumed < page.kvs.length || page.more;
-      if (!full || !hasMore || !lastKv) return { items, resourceVersion: String(pager.revision), continue: '' };
-      const out: ListResult = { items, resourceVersion: String(pager.revision), continue: encodeContinue(`${lastKv.key.toString()}\u0000`, prefix, pager.revision) };
+      if (!full || !hasMore || !lastKv) return { resourceVersion: String(pager.revision), continue: '' };
+      const out: Omit<ListResult, 'items'> = { resourceVersion: String(pager.revision), continue: encodeContinue(`${lastKv.key.toString()}\u0000`, prefix, pager.revision) };
       // etcd's count covers the whole range from this page's first key: what we did not
       // return is still to come. Selectors make it meaningless, so kube omits it then.
       if (!opts.hasSelector) out.remainingItemCount = page.count - consumed;

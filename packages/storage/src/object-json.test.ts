@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withResourceVersion } from './object-json.js';
+import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
 import { decodeObject } from './object-codec.js';
 import { CachedObject } from './cached-object.js';
 
@@ -27,6 +27,20 @@ for (const [name, obj] of cases) {
     const text = JSON.stringify(obj);
     assert.equal(withResourceVersion(text, '12345'), general(text, 12345));
     assert.equal(withResourceVersion(text, '9', ['apiVersion', 'kind']), general(text, 9, ['apiVersion', 'kind']));
+  });
+
+  test(`cutOf: ${name}`, () => {
+    const text = JSON.stringify(obj);
+    const cut = cutOf(text, ['apiVersion', 'kind']);
+    const o = obj as { apiVersion?: string; metadata: Record<string, unknown> };
+    // Only the usual layout is cut: type meta first, metadata with members, no stored resourceVersion.
+    const usual = text.startsWith('{"apiVersion"') && Object.keys(o.metadata).length > 0 && !('resourceVersion' in o.metadata);
+    assert.equal(cut !== undefined, usual);
+    if (cut === undefined) return;
+    assert.equal(cutJson(text, cut, '12345'), general(text, 12345));
+    assert.equal(cutItemJson(text, cut, '9'), general(text, 9, ['apiVersion', 'kind']));
+    // The same text at another revision.
+    assert.equal(cutItemJson(text, cut, '1000000007'), general(text, 1000000007, ['apiVersion', 'kind']));
   });
 }
 

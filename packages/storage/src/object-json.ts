@@ -118,3 +118,37 @@ export function withResourceVersion(text: string, rv: string, drop?: readonly st
   }
   return `{${parts.join(',')}}`;
 }
+
+/**
+ * Where withResourceVersion(text, rv) and withResourceVersion(text, rv, drop) can be cut from
+ * `text` without scanning it again: the end of the metadata object (`}` at metaEnd - 1), and the
+ * start of the first member kept when `drop` is dropped, packed as metaEnd * 2^16 + keptFrom.
+ * Only for the usual layout: the dropped members all come first, metadata has members and no
+ * resourceVersion of its own. Undefined otherwise (the scanner serves it).
+ */
+export function cutOf(text: string, drop: readonly string[]): number | undefined {
+  const top = membersOf(text, 0, text.length);
+  if (!top) return undefined;
+  const meta = top.find((m) => m.key === 'metadata');
+  if (!meta) return undefined;
+  const fields = membersOf(text, meta.valueStart, meta.end);
+  if (!fields || fields.length === 0 || fields.some((m) => m.key === 'resourceVersion')) return undefined;
+  let k = 0;
+  while (k < top.length && drop.includes(top[k]!.key)) k++;
+  if (top.slice(k).some((m) => drop.includes(m.key)) || k >= top.length) return undefined;
+  const keptFrom = top[k]!.start;
+  if (keptFrom >= 2 ** 16) return undefined;
+  return meta.end * 2 ** 16 + keptFrom;
+}
+
+/** withResourceVersion(text, rv) by a cut from cutOf. */
+export function cutJson(text: string, cut: number, rv: string): string {
+  const metaEnd = Math.floor(cut / 2 ** 16);
+  return `${text.slice(0, metaEnd - 1)},"resourceVersion":${JSON.stringify(rv)}}${text.slice(metaEnd)}`;
+}
+
+/** withResourceVersion(text, rv, drop) by a cut from cutOf(text, drop). */
+export function cutItemJson(text: string, cut: number, rv: string): string {
+  const metaEnd = Math.floor(cut / 2 ** 16);
+  return `{${text.slice(cut % 2 ** 16, metaEnd - 1)},"resourceVersion":${JSON.stringify(rv)}}${text.slice(metaEnd)}`;
+}

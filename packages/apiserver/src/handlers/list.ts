@@ -25,8 +25,9 @@ export async function handleList(r: ResourceRequest, watch: boolean): Promise<vo
       writeObject(r.req, r.res, r.query, 200, out, format);
       return;
     }
-    // As JSON.stringify writes an ObjectList from the cache (no remainingItemCount, no continue).
-    const head = `{"apiVersion":${JSON.stringify(out.apiVersion)},"kind":${JSON.stringify(out.kind)},"metadata":{"resourceVersion":${JSON.stringify(out.resourceVersion)},"continue":""},"items":[`;
+    // As JSON.stringify writes the ObjectList (metadata: resourceVersion, continue, remainingItemCount).
+    const remaining = out.remainingItemCount !== undefined ? `,"remainingItemCount":${JSON.stringify(out.remainingItemCount)}` : '';
+    const head = `{"apiVersion":${JSON.stringify(out.apiVersion)},"kind":${JSON.stringify(out.kind)},"metadata":{"resourceVersion":${JSON.stringify(out.resourceVersion)},"continue":${JSON.stringify(out.continue ?? '')}${remaining}},"items":[`;
     writeJsonBody(r.req, r.res, `${head}${out.itemsJson.join(',')}]}`, format);
     return;
   }

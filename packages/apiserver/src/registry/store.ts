@@ -194,8 +194,8 @@ export class ResourceStore {
     }
   }
 
-  /** list(), answered as the items' JSON when the watch cache has them all as plain bytes. */
-  async listJson(scope: RequestScope, opts: ListOptions): Promise<{ apiVersion: string; kind: string; resourceVersion: string; itemsJson: string[] } | ObjectList<StoredObject>> {
+  /** list(), answered as the items' JSON when the watch cache serves it (or delegates it to etcd) from plain bytes. */
+  async listJson(scope: RequestScope, opts: ListOptions): Promise<{ apiVersion: string; kind: string; resourceVersion: string; continue?: string; remainingItemCount?: number; itemsJson: string[] } | ObjectList<StoredObject>> {
     const cache = this.#bytesCache;
     if (!cache) return this.list(scope, opts);
     try {
