@@ -21,6 +21,11 @@ export interface InformerOptions {
   resyncMs: number;
   /** Only objects this selects are listed and watched (a field/label selector's predicate). */
   predicate?: (obj: StoredObject) => boolean;
+  /**
+   * Only changes matter (e.g. deletions): each (re)list reads one object for its resourceVersion
+   * instead of every object, so a large collection is never decoded as a whole for nothing.
+   */
+  changesOnly?: boolean;
 }
 
 export interface Informer {
@@ -53,8 +58,10 @@ export function runInformer(opts: InformerOptions): Informer {
     while (!stopped) {
       try {
         const selector = opts.predicate ? { predicate: opts.predicate, hasSelector: true } : {};
-        const list = await opts.store.list(opts.scope, selector);
-        if (opts.onList) await opts.onList(list.items);
+        const list = await opts.store.list(opts.scope, opts.changesOnly ? { limit: 1 } : selector);
+        if (opts.changesOnly) {
+          // Nothing to replay: the watch below starts at the list's revision.
+        } else if (opts.onList) await opts.onList(list.items);
         else for (const item of list.items) await handle('ADDED', item);
         const watcher = await opts.store.watch(opts.scope, { resourceVersion: list.metadata.resourceVersion ?? '', ...selector });
         stopWatch = () => watcher.stop();

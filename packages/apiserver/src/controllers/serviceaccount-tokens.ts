@@ -177,6 +177,8 @@ export function startServiceAccountTokensController(deps: TokensControllerDeps):
       scope: scope(''),
       log: deps.log,
       resyncMs,
+      // Only deletions have work: accounts are never listed (there may be very many).
+      changesOnly: true,
       onObject: async (type, sa) => {
         if (type === 'DELETED') await deleteTokens(sa);
       },
