@@ -14,14 +14,14 @@ import { formatCheck } from './formats.js';
 import { goFloat, goValue } from './gofmt.js';
 import {
   type StructuralNode,
-  applyDefaults,
   coerceEmbedded,
+  compileDefaulter,
+  compileListTypeValidator,
   prune,
   pruneNonNullableNulls,
   someNode,
   toStructural,
   validateEmbedded,
-  validateListTypes,
 } from './structural.js';
 
 /** The compiled form of one version's openAPIV3Schema, built once per CRD change. */
@@ -283,9 +283,9 @@ class Compiled implements CompiledVersionSchema {
   readonly schema: Schema;
   readonly #structural: StructuralNode;
   readonly #validate: ValidateFunction;
-  readonly #hasListTypes: boolean;
+  readonly #listTypes: ((x: unknown, errs: FieldError[]) => void) | undefined;
   readonly #hasEmbedded: boolean;
-  readonly #hasDefaults: boolean;
+  readonly #defaults: ((x: unknown) => void) | undefined;
 
   constructor(raw: unknown, full = true) {
     const formats = new Map<string, (s: string) => boolean>();
@@ -302,14 +302,16 @@ class Compiled implements CompiledVersionSchema {
     this.#validate = ajv.compile(ajvSchema);
     if (!full) {
       this.#structural = { type: '', nullable: false, default: undefined, preserveUnknownFields: true, embeddedResource: false, intOrString: false };
-      this.#hasListTypes = this.#hasEmbedded = this.#hasDefaults = false;
+      this.#hasEmbedded = false;
+      this.#listTypes = this.#defaults = undefined;
       this.schema = {};
       return;
     }
     this.#structural = toStructural(raw);
-    this.#hasListTypes = someNode(this.#structural, (n) => n.listType === 'set' || n.listType === 'map');
+    // Walks compiled here visit only the parts of an object where they have work.
+    this.#listTypes = compileListTypeValidator(this.#structural);
     this.#hasEmbedded = someNode(this.#structural, (n) => n.embeddedResource);
-    this.#hasDefaults = someNode(this.#structural, (n) => n.default !== undefined);
+    this.#defaults = compileDefaulter(this.#structural);
     const root = toPlinthSchema(raw);
     if (root.properties) {
       const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = root.properties;
@@ -333,12 +335,12 @@ class Compiled implements CompiledVersionSchema {
   validate(obj: Record<string, unknown>): FieldError[] {
     const errs = this.schemaErrors(obj);
     if (this.#hasEmbedded) validateEmbedded(obj, this.#structural, '', errs);
-    if (this.#hasListTypes) validateListTypes(obj, this.#structural, '', errs);
+    this.#listTypes?.(obj, errs);
     return errs;
   }
 
   applyDefaults(obj: Record<string, unknown>): void {
-    if (this.#hasDefaults) applyDefaults(obj, this.#structural);
+    this.#defaults?.(obj);
   }
 
   prune(obj: Record<string, unknown>): void {

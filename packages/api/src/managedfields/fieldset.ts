@@ -46,7 +46,18 @@ export class FieldsV1Error extends Error {}
 /** Go's `strings.Compare`: byte order of the UTF-8 encodings. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  // Below U+D800, UTF-16 code units order as UTF-8 bytes do: compare them without encoding, and
+  // fall back to the bytes where a surrogate (or what follows one) decides.
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x < 0xd800 && y < 0xd800) return x < y ? -1 : 1;
+    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  }
+  if (n > 0 && a.charCodeAt(n - 1) >= 0xd800) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return a.length < b.length ? -1 : 1;
 }
 
 function typeRank(v: unknown): number {
