@@ -138,7 +138,9 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
       scope,
       log: deps.log,
       resyncMs: 60_000,
-      // Only the `default` accounts matter here; a selector keeps relists of large clusters cheap.
+      // Only deletions of `default` accounts matter here: no list of every account (there may be
+      // very many), and a selector on the watch.
+      changesOnly: true,
       predicate: (sa) => sa.metadata.name === 'default',
       onObject: async (type, sa) => {
         // A deleted `default` ServiceAccount comes back, as kube's serviceaccounts controller does.
