@@ -21,10 +21,22 @@ export function cloneJson(v: unknown, depth = 1): unknown {
   if (isJsonObject(v)) {
     checkDepth(depth);
     const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) out[k] = cloneJson(x, depth + 1);
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      setMember(out, k, cloneJson(v[k], depth + 1));
+    }
     return out;
   }
   return v;
+}
+
+/**
+ * `o[k] = v`, also for a member named `__proto__` (JSON.parse makes it an ordinary member; a plain
+ * assignment would set the object's prototype instead).
+ */
+export function setMember(o: JsonObject, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 /** Structural equality of two JSON values: object key order does not matter. */

@@ -147,3 +147,16 @@ describe('field manager names', () => {
     assert.equal(defaultManagerFromUserAgent(''), '');
   });
 });
+
+describe('FieldManager.update copies', () => {
+  it('keeps a member named __proto__ as an ordinary member and leaves the input untouched', () => {
+    const input = JSON.parse('{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"p","namespace":"default","annotations":{"__proto__":"x","a":"b"},"managedFields":[{"manager":"old","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{}}}]}}') as KubeJSON;
+    const before = JSON.stringify(input);
+    const out = fm.update(undefined, input, { manager: 'm', apiVersion: 'v1', time: T1 });
+    assert.equal(JSON.stringify(input), before);
+    const annotations = (out['metadata'] as { annotations: Record<string, unknown> }).annotations;
+    assert.deepEqual(Object.keys(annotations), ['__proto__', 'a']);
+    assert.equal(Object.getPrototypeOf(annotations), Object.prototype);
+    assert.notEqual(out['metadata'], input['metadata']);
+  });
+});

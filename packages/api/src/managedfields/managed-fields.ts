@@ -10,6 +10,7 @@ import { StatusError, badRequest } from '../errors.js';
 import { type FieldError, fieldErr } from '../field-errors.js';
 import type { Definitions, Schema } from '../schema.js';
 import { type ManagedFieldsEntry, isPlainObject } from '../types.js';
+import { cloneJson, setMember } from '../json.js';
 import { ConflictsError, type ManagerSets, Updater, conflictError } from './apply.js';
 import { FieldSet, FieldsV1Error, pathOf } from './fieldset.js';
 import { TypedError, TypedSchema, compareObjects, dropNulls, toFieldSet } from './typed.js';
@@ -158,10 +159,18 @@ function isResetManagedFields(v: unknown): boolean {
   return Object.values(v[0]).every((x) => x === undefined || x === null || x === '');
 }
 
+/** A deep copy without metadata.managedFields (which is not copied at all). */
 function withoutManagedFields(obj: KubeJSON): KubeJSON {
-  const copy = structuredClone(obj);
-  const meta = copy['metadata'];
-  if (isPlainObject(meta)) delete meta['managedFields'];
+  const copy: KubeJSON = {};
+  for (const k in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, k)) continue;
+    const v = obj[k];
+    if (k === 'metadata' && isPlainObject(v)) {
+      const meta: KubeJSON = {};
+      for (const m in v) if (m !== 'managedFields' && Object.prototype.hasOwnProperty.call(v, m)) setMember(meta, m, cloneJson(v[m], 3));
+      copy[k] = meta;
+    } else setMember(copy, k, cloneJson(v, 2));
+  }
   return copy;
 }
 
@@ -215,7 +224,7 @@ export class FieldManager {
       }
     }
     const out = withoutManagedFields(next);
-    const liveClean = live ? withoutManagedFields(live) : structuredClone(this.#empty);
+    const liveClean = live ? withoutManagedFields(live) : cloneJson(this.#empty);
     const liveUid = isPlainObject(live?.['metadata']) ? live['metadata']['uid'] : undefined;
     if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return out;
     try {
@@ -310,7 +319,7 @@ export class FieldManager {
     } catch (e) {
       throw unknownError(`failed to decode managed fields: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const liveClean = live ? withoutManagedFields(live) : structuredClone(this.#empty);
+    const liveClean = live ? withoutManagedFields(live) : cloneJson(this.#empty);
     try {
       toFieldSet(this.#ts, applied);
     } catch (e) {
@@ -322,7 +331,7 @@ export class FieldManager {
       if (managed.sets.size === 0) {
         // skipNonAppliedManager: existing fields are attributed to "before-first-apply" first.
         const id = managerIdentifier(BEFORE_FIRST_APPLY, 'Update', opts.apiVersion, opts.subresource);
-        this.#trackUpdate(structuredClone(this.#empty), liveClean, managed, id, opts.apiVersion, opts.time);
+        this.#trackUpdate(cloneJson(this.#empty), liveClean, managed, id, opts.apiVersion, opts.time);
       }
       const id = managerIdentifier(opts.manager || 'unknown', 'Apply', opts.apiVersion, opts.subresource);
       const res = this.#updater.apply(liveClean, applied, opts.apiVersion, managed.sets, id, opts.force);
