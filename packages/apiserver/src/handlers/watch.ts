@@ -3,6 +3,7 @@
  * away, `timeoutSeconds` passes, or the store ends the watch (e.g. after an ERROR event).
  */
 import { notAcceptable } from '@plinth/api';
+import type { Socket } from 'node:net';
 import type { WatchEvent } from '@plinth/storage';
 import type { ResponseFormat } from '../negotiation.js';
 import { tableOfObject, type IncludeObject } from '../table.js';
@@ -14,13 +15,74 @@ import { metricsOf } from '../metrics/index.js';
 
 /**
  * Encoded events, by event object: the watch cache hands the same event object to every watcher
- * it fits unchanged, so a fan-out to N watchers serializes it once, not N times.
+ * it fits unchanged, so a fan-out to N watchers serializes it once, not N times. What is kept is
+ * the event as an HTTP/1.1 chunk (`<hex size>\r\n<event>\r\n`, what `res.write` would frame it
+ * as), so every watcher sends the same bytes with no per-watcher framing, copy or allocation.
  */
 const encodedJson = new WeakMap<WatchEvent, Buffer>();
 const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
 
 /** At most this much is encoded ahead of the socket per write. */
 const WRITE_BATCH_BYTES = 64 * 1024;
+
+/**
+ * How long a watch that was idle holds its first new event for the ones that follow, so a burst
+ * of events (or a steady stream fanned out to many watches) costs one socket write per window
+ * per watch rather than one per event. One timer serves every watch.
+ */
+const FLUSH_WINDOW_MS = Number(process.env['PLINTH_WATCH_FLUSH_MS'] ?? 10);
+let flushTick: Promise<void> | undefined;
+
+function flushWindow(): Promise<void> {
+  return (flushTick ??= new Promise<void>((resolve) => {
+    const done = (): void => {
+      flushTick = undefined;
+      resolve();
+    };
+    if (FLUSH_WINDOW_MS > 0) setTimeout(done, FLUSH_WINDOW_MS);
+    else setImmediate(done);
+  }));
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** `payload` as one HTTP/1.1 chunk, exactly as Node's `res.write` frames it. */
+function chunkOf(payload: Buffer): Buffer {
+  const head = `${payload.length.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(head.length + payload.length + 2);
+  out.write(head, 0, 'latin1');
+  payload.copy(out, head.length);
+  CRLF.copy(out, head.length + payload.length);
+  return out;
+}
+
+/** Where the event starts in a chunk made by chunkOf (after `<hex size>\r\n`). */
+function payloadStart(chunk: Buffer): number {
+  let i = 0;
+  while (chunk[i] !== 13) i++;
+  return i + 2;
+}
+
+/** Node's http internals this module writes around (see directSocket). */
+interface OutgoingInternals {
+  chunkedEncoding?: boolean;
+  _hasBody?: boolean;
+  outputData?: unknown[];
+}
+
+/**
+ * The socket a watch response may write its chunks to itself: the response is the connection's
+ * current one, its headers are out, nothing of it is buffered in `res`, and its body is chunked.
+ * Otherwise (an HTTP/1.0 client, a pipelined response still queued, a HEAD) undefined, and the
+ * watch writes through `res` as any response does. Either way the client gets the same bytes.
+ */
+function directSocket(res: ResourceRequest['res']): Socket | undefined {
+  const o = res as unknown as OutgoingInternals;
+  const s = res.socket as (Socket & { _httpMessage?: unknown }) | null;
+  if (!s || s._httpMessage !== res || !res.headersSent || o.chunkedEncoding !== true || o._hasBody !== true) return undefined;
+  if (!Array.isArray(o.outputData) || o.outputData.length !== 0 || s.destroyed) return undefined;
+  return s;
+}
 
 /** kube's --min-request-timeout default: a watch without timeoutSeconds lasts 30–60 minutes. */
 const MIN_REQUEST_TIMEOUT_S = 1800;
@@ -47,53 +109,65 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   res.setHeader('Content-Type', format.table ? format.contentType : protobufStream ? `${format.contentType};stream=watch` : 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
+  /** The event as one HTTP/1.1 chunk (see chunkOf); shared by every watcher it is the same for. */
   const encodeEvent = (e: WatchEvent): Buffer => {
     if (e.type === 'ERROR') {
       const status = toStatusError(e.error, r.def).toStatus() as unknown as Record<string, unknown>;
-      return protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      return chunkOf(protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
     }
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
       let frame = encodedProtobuf.get(e);
-      if (!frame) encodedProtobuf.set(e, (frame = encodeWatchEventFrame(e.type, e.object as Record<string, unknown>)));
+      if (!frame) encodedProtobuf.set(e, (frame = chunkOf(encodeWatchEventFrame(e.type, e.object as Record<string, unknown>))));
       return frame;
     }
     if (format.table && e.type !== 'BOOKMARK') {
-      return Buffer.from(`${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`);
+      return chunkOf(Buffer.from(`${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`));
     }
     let line = encodedJson.get(e);
-    if (!line) encodedJson.set(e, (line = Buffer.from(`${JSON.stringify({ type: e.type, object: e.object })}\n`)));
+    if (!line) encodedJson.set(e, (line = chunkOf(Buffer.from(`${JSON.stringify({ type: e.type, object: e.object })}\n`))));
     return line;
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
   try {
     for (;;) {
-      const first = await watcher.next();
-      if (!first) break;
-      // What is ready now goes out in one write (one TLS record, one syscall), up to a bound: a
-      // client that does not read fills its socket once and then holds no more than a position
-      // in the snapshot and its bounded queue — never the collection's encoding.
-      const chunks: Buffer[] = [];
+      let first = watcher.poll();
+      if (!first) {
+        // Nothing ready: wait for the next event, then for the shared flush window, so the events
+        // that follow it within the window go out in the same write.
+        first = await watcher.next();
+        if (!first) break;
+        await flushWindow();
+      }
+      // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
+      // bound: a client that does not read fills its socket once and then holds no more than a
+      // position in the snapshot and its bounded queue — never the collection's encoding. Each
+      // event's shared chunk is handed over as is: no per-watcher framing, copy or allocation.
+      const socket = directSocket(res);
+      const out = socket ?? res;
+      out.cork();
+      let ok = true;
       let bytes = 0;
       for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
         if (!wanted(e)) continue;
-        const b = encodeEvent(e);
+        const chunk = encodeEvent(e);
+        const start = payloadStart(chunk);
+        const size = chunk.length - start - 2;
         if (metrics) {
           metrics.events.inc();
-          metrics.sizes.observe(b.length);
+          metrics.sizes.observe(size);
         }
-        chunks.push(b);
-        bytes += b.length;
+        ok = socket ? socket.write(chunk) : res.write(chunk.subarray(start, chunk.length - 2));
+        bytes += size;
       }
-      if (chunks.length === 0) continue;
-      const ok = res.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
+      out.uncork();
       if (!ok) await new Promise<void>((resolve) => {
         const done = (): void => {
-          res.off('drain', done);
+          out.off('drain', done);
           res.off('close', done);
           resolve();
         };
-        res.once('drain', done);
+        out.once('drain', done);
         res.once('close', done);
       });
       if (res.destroyed) break;
