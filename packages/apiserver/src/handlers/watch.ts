@@ -129,6 +129,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     return line;
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
+  let socket: Socket | undefined;
   try {
     for (;;) {
       let first = watcher.poll();
@@ -143,24 +144,25 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       // bound: a client that does not read fills its socket once and then holds no more than a
       // position in the snapshot and its bounded queue — never the collection's encoding. Each
       // event's shared chunk is handed over as is: no per-watcher framing, copy or allocation.
-      const socket = directSocket(res);
+      // Once direct, a response stays its connection's current one until it ends.
+      if (!socket || socket.destroyed) socket = directSocket(res);
       const out = socket ?? res;
       out.cork();
       let ok = true;
       let bytes = 0;
+      let n = 0;
       for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
         if (!wanted(e)) continue;
         const chunk = encodeEvent(e);
         const start = payloadStart(chunk);
         const size = chunk.length - start - 2;
-        if (metrics) {
-          metrics.events.inc();
-          metrics.sizes.observe(size);
-        }
+        metrics?.sizes.observe(size);
         ok = socket ? socket.write(chunk) : res.write(chunk.subarray(start, chunk.length - 2));
         bytes += size;
+        n++;
       }
       out.uncork();
+      if (n > 0) metrics?.events.inc(n);
       if (!ok) await new Promise<void>((resolve) => {
         const done = (): void => {
           out.off('drain', done);
