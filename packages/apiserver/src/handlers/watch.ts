@@ -44,6 +44,21 @@ function flushWindow(): Promise<void> {
   }));
 }
 
+/** A run of events one watch sent in one write: their chunks, event sizes, and the buffer sent. */
+interface Batch {
+  readonly events: WatchEvent[];
+  readonly sizes: number[];
+  readonly chunks: Buffer[];
+  bytes: Buffer | undefined;
+}
+
+/** The last run written directly, by encoding (a watch sending the same run reuses its bytes). */
+const lastBatch: { json: Batch | undefined; protobuf: Batch | undefined } = { json: undefined, protobuf: undefined };
+
+function prefixOf(b: Batch, k: number): Batch {
+  return { events: b.events.slice(0, k), sizes: b.sizes.slice(0, k), chunks: b.chunks.slice(0, k), bytes: undefined };
+}
+
 const CRLF = Buffer.from('\r\n');
 
 /** `payload` as one HTTP/1.1 chunk, exactly as Node's `res.write` frames it. */
@@ -130,6 +145,63 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
   let socket: Socket | undefined;
+  const slot = format.table ? undefined : protobufStream ? 'protobuf' : 'json';
+  /**
+   * Sends `first` and what else is ready as one buffer. Watches that flush the same run of events
+   * (every watch of a collection, woken by one flush window) send the same bytes: the first builds
+   * them, the others find the run in `lastBatch` and write that buffer again.
+   */
+  const writeDirect = (to: Socket, first: WatchEvent): boolean => {
+    const cand = slot ? lastBatch[slot] : undefined;
+    let own: Batch | undefined = cand ? undefined : { events: [], sizes: [], chunks: [], bytes: undefined };
+    let k = 0;
+    let bytes = 0;
+    let n = 0;
+    for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
+      if (!wanted(e)) continue;
+      let size: number;
+      if (!own && cand!.events[k] === e) {
+        size = cand!.sizes[k++]!;
+      } else {
+        own ??= prefixOf(cand!, k);
+        const chunk = encodeEvent(e);
+        size = chunk.length - payloadStart(chunk) - 2;
+        own.events.push(e);
+        own.sizes.push(size);
+        own.chunks.push(chunk);
+      }
+      metrics?.sizes.observe(size);
+      bytes += size;
+      n++;
+    }
+    if (n === 0) return true;
+    metrics?.events.inc(n);
+    if (!own && k < cand!.events.length) own = prefixOf(cand!, k);
+    if (!own) return to.write(cand!.bytes!);
+    own.bytes = own.chunks.length === 1 ? own.chunks[0]! : Buffer.concat(own.chunks);
+    if (slot) lastBatch[slot] = own;
+    return to.write(own.bytes);
+  };
+  /** The same through `res` (it frames each event as a chunk of its own). */
+  const writeThroughRes = (first: WatchEvent): boolean => {
+    res.cork();
+    let ok = true;
+    let bytes = 0;
+    let n = 0;
+    for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
+      if (!wanted(e)) continue;
+      const chunk = encodeEvent(e);
+      const start = payloadStart(chunk);
+      const size = chunk.length - start - 2;
+      metrics?.sizes.observe(size);
+      ok = res.write(chunk.subarray(start, chunk.length - 2));
+      bytes += size;
+      n++;
+    }
+    res.uncork();
+    if (n > 0) metrics?.events.inc(n);
+    return ok;
+  };
   try {
     for (;;) {
       let first = watcher.poll();
@@ -142,27 +214,11 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       }
       // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
       // bound: a client that does not read fills its socket once and then holds no more than a
-      // position in the snapshot and its bounded queue — never the collection's encoding. Each
-      // event's shared chunk is handed over as is: no per-watcher framing, copy or allocation.
+      // position in the snapshot and its bounded queue — never the collection's encoding.
       // Once direct, a response stays its connection's current one until it ends.
       if (!socket || socket.destroyed) socket = directSocket(res);
+      const ok = socket ? writeDirect(socket, first) : writeThroughRes(first);
       const out = socket ?? res;
-      out.cork();
-      let ok = true;
-      let bytes = 0;
-      let n = 0;
-      for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
-        if (!wanted(e)) continue;
-        const chunk = encodeEvent(e);
-        const start = payloadStart(chunk);
-        const size = chunk.length - start - 2;
-        metrics?.sizes.observe(size);
-        ok = socket ? socket.write(chunk) : res.write(chunk.subarray(start, chunk.length - 2));
-        bytes += size;
-        n++;
-      }
-      out.uncork();
-      if (n > 0) metrics?.events.inc(n);
       if (!ok) await new Promise<void>((resolve) => {
         const done = (): void => {
           out.off('drain', done);
