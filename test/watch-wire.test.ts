@@ -8,6 +8,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as tlsConnect } from 'node:tls';
+import { decodeWatchEventFrames } from '@plinth/apiserver';
 import { startInProcess, startTestEtcd, eventually, type InProcessPlinth, type TestEtcd } from './harness.js';
 
 /** Sends raw request bytes over TLS and returns everything the server sent until it closed. */
@@ -111,5 +112,59 @@ describe('watch on the wire', () => {
     assert.equal(rest.length, 0);
     const lines = Buffer.concat(chunks).toString('utf8').trimEnd().split('\n');
     assert.equal(lines.length, 21);
+  });
+  test('many watches of one collection, mixed (selectors, protobuf), each get exactly their own stream', async () => {
+    const ns = 'mixed';
+    assert.equal((await plinth.client.post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+    const col = `/api/v1/namespaces/${ns}/configmaps`;
+    const from = (await plinth.client.get(col)).body.metadata.resourceVersion as string;
+    const open = (query: string, accept = 'application/json'): Promise<Buffer> =>
+      exchange(plinth.client.base, `GET ${col}?watch=1&resourceVersion=${from}&timeoutSeconds=6${query} HTTP/1.1\r\nHost: x\r\n${auth()}Accept: ${accept}\r\nConnection: close\r\n\r\n`);
+    // Enough plain watches that the flushes are fan-outs (a shared flush window, shared buffers).
+    const plain = Array.from({ length: 48 }, () => open(''));
+    const blue = Array.from({ length: 8 }, () => open('&labelSelector=team%3Dblue'));
+    const proto = Array.from({ length: 8 }, () => open('', 'application/vnd.kubernetes.protobuf;stream=watch'));
+    await new Promise((r) => setTimeout(r, 500));
+    for (let i = 0; i < 30; i++) {
+      const team = i % 3 === 0 ? 'blue' : 'red';
+      assert.equal((await plinth.client.post(col, { metadata: { name: `m-${i}`, labels: { team } }, data: { v: 'x'.repeat(i * 100) } })).status, 201);
+      if (i % 5 === 4) {
+        const prev = (await plinth.client.get(`${col}/m-${i - 1}`)).body;
+        const flip = prev.metadata.labels.team === 'blue' ? 'red' : 'blue';
+        assert.equal((await plinth.client.put(`${col}/m-${i - 1}`, { ...prev, metadata: { ...prev.metadata, labels: { team: flip } } })).status, 200);
+      }
+      if (i % 7 === 6) assert.equal((await plinth.client.delete(`${col}/m-${i - 2}`)).status, 200);
+    }
+    type E = { type: string; object: { metadata: { name: string; resourceVersion: string; labels?: Record<string, string> } } };
+    const linesOf = (raw: Buffer): E[] => {
+      const body = Buffer.concat(dechunk(raw).chunks).toString('utf8');
+      return body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as E);
+    };
+    const key = (e: E): string => `${e.type}:${e.object.metadata.name}@${e.object.metadata.resourceVersion}`;
+    const plainRaw = await Promise.all(plain);
+    const all = linesOf(plainRaw[0]!);
+    assert.equal(all.length, 30 + 6 + 4, 'every create, update and delete');
+    const bodyOf = (raw: Buffer): Buffer => Buffer.concat(dechunk(raw).chunks);
+    for (const raw of plainRaw) assert.deepEqual(bodyOf(raw), bodyOf(plainRaw[0]!), 'every plain watch gets the same body');
+    // The selector's view, derived from the full stream: entering is ADDED, leaving is DELETED.
+    const expected: string[] = [];
+    const inSel = new Map<string, boolean>();
+    for (const e of all) {
+      const name = e.object.metadata.name;
+      const was = inSel.get(name) ?? false;
+      const now = e.type !== 'DELETED' && e.object.metadata.labels?.['team'] === 'blue';
+      const rv = e.object.metadata.resourceVersion;
+      if (e.type === 'DELETED') {
+        if (was) expected.push(`DELETED:${name}@${rv}`);
+      } else if (now && !was) expected.push(`ADDED:${name}@${rv}`);
+      else if (now && was) expected.push(`MODIFIED:${name}@${rv}`);
+      else if (!now && was) expected.push(`DELETED:${name}@${rv}`);
+      inSel.set(name, now);
+    }
+    for (const raw of await Promise.all(blue)) assert.deepEqual(linesOf(raw).map(key), expected);
+    for (const raw of await Promise.all(proto)) {
+      const events = decodeWatchEventFrames(Buffer.concat(dechunk(raw).chunks));
+      assert.deepEqual(events.map((e) => `${e.type}:${(e.object as E['object']).metadata.name}@${(e.object as E['object']).metadata.resourceVersion}`), all.map(key));
+    }
   });
 });
