@@ -129,13 +129,12 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
   const baseline = await etcdWatcherTotal(ctx.etcd.endpoint);
   const rv = (await client.json<{ metadata: { resourceVersion: string } }>('GET', path, undefined, 200)).metadata.resourceVersion;
   const rssBefore = procRssBytes(ctx.plinth.pid);
-  const agent = client.streamAgent();
   const streams: Array<{ close(): void }> = [];
   let t0 = performance.now();
   for (let b = 0; b < WATCHERS; b += 100) {
     const batch = Array.from({ length: Math.min(100, WATCHERS - b) }, (_, k) => {
       const w = b + k;
-      return client.openStream(`${path}?watch=1&resourceVersion=${rv}&timeoutSeconds=900`, agent, lineScanner((i) => p.mark(w, i, performance.now())));
+      return client.openRawStream(`${path}?watch=1&resourceVersion=${rv}&timeoutSeconds=900`, lineScanner((i) => p.mark(w, i, performance.now())));
     });
     streams.push(...(await Promise.all(batch)));
   }
@@ -161,7 +160,6 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
   const peak = sampler.stop();
   const pLoadgen = ((selfCpuUs() - cpu0) / (wall * 1000)) * 100;
   for (const s of streams) s.close();
-  agent.destroy();
   const ps = p.summaries();
   const plinthRun: FanoutRun = {
     watchers: WATCHERS,

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:crypto';
+import { DEFAULT_CIPHERS as tlsDefaultCiphers } from 'node:tls';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
@@ -80,6 +81,8 @@ function collectStartupGarbage(): void {
     // Not available: the collector will get to it in its own time.
   }
 }
+
+const SERVER_CIPHERS = ['TLS_AES_128_GCM_SHA256', ...tlsDefaultCiphers.split(':').filter((c) => c !== 'TLS_AES_128_GCM_SHA256')].join(':');
 
 /** `/api` and `/apis` and what is under them (the query aside): answered without express. */
 function isApiPath(url: string): boolean {
@@ -212,6 +215,11 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     {
       cert: readFileSync(config.tls.certFile),
       key: readFileSync(config.tls.keyFile),
+      // The server's order decides, AES-128-GCM first, as Go's crypto/tls (kube-apiserver) picks
+      // on hardware with AES instructions; Node's default would negotiate AES-256-GCM, whose
+      // encryption costs about a quarter more on every response byte and watch event.
+      ciphers: SERVER_CIPHERS,
+      honorCipherOrder: true,
       ...(clientCAs.length > 0 ? { requestCert: true, rejectUnauthorized: false, ca: [...clientCAs], secureOptions: constants.SSL_OP_NO_TICKET } : {}),
     },
     dispatch,

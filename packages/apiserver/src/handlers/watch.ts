@@ -33,7 +33,7 @@ const WRITE_BATCH_BYTES = 64 * 1024;
  * every watch. A flush that woke few watches was not a fan-out: the next one goes out as soon as
  * the event loop turns (what arrived in the same turn still shares the write).
  */
-const FLUSH_WINDOW_MS = 20;
+const FLUSH_WINDOW_MS = 50;
 /** Watches woken by one flush from which the next flush waits FLUSH_WINDOW_MS. */
 const FANOUT_WATCHES = 32;
 let flushTick: Promise<void> | undefined;
