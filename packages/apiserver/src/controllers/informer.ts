@@ -26,6 +26,11 @@ export interface InformerOptions {
    * instead of every object, so a large collection is never decoded as a whole for nothing.
    */
   changesOnly?: boolean;
+  /**
+   * Only events of these types reach onObject (default: all). Others are skipped without their
+   * object being decoded: the watch cache decodes an event's object only when someone reads it.
+   */
+  types?: readonly WatchEventType[];
 }
 
 export interface Informer {
@@ -70,7 +75,7 @@ export function runInformer(opts: InformerOptions): Informer {
         for (;;) {
           const e = await watcher.next();
           if (!e || e.type === 'ERROR') break;
-          if (e.type !== 'BOOKMARK') await handle(e.type, e.object);
+          if (e.type !== 'BOOKMARK' && (!opts.types || opts.types.includes(e.type))) await handle(e.type, e.object);
         }
         clearTimeout(resync);
       } catch (e) {

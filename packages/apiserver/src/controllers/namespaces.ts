@@ -139,9 +139,9 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
       log: deps.log,
       resyncMs: 60_000,
       // Only deletions of `default` accounts matter here: no list of every account (there may be
-      // very many), and a selector on the watch.
+      // very many), and only deletions decoded (a selector would decode every event's object).
       changesOnly: true,
-      predicate: (sa) => sa.metadata.name === 'default',
+      types: ['DELETED'],
       onObject: async (type, sa) => {
         // A deleted `default` ServiceAccount comes back, as kube's serviceaccounts controller does.
         if (type === 'DELETED' && sa.metadata.name === 'default' && sa.metadata.namespace) {

@@ -177,8 +177,10 @@ export function startServiceAccountTokensController(deps: TokensControllerDeps):
       scope: scope(''),
       log: deps.log,
       resyncMs,
-      // Only deletions have work: accounts are never listed (there may be very many).
+      // Only deletions have work: accounts are never listed (there may be very many), and the
+      // objects of other events are never decoded.
       changesOnly: true,
+      types: ['DELETED'],
       onObject: async (type, sa) => {
         if (type === 'DELETED') await deleteTokens(sa);
       },
