@@ -54,8 +54,20 @@ export const AUTHENTICATED_GROUP = 'system:authenticated';
 /** Adds `system:authenticated` unless already present (kube's AuthenticatedGroupAdder). */
 export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.groups.includes(AUTHENTICATED_GROUP) || user.name === 'system:anonymous') return user;
-  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+  // An immutable user (a static token's) gets one immutable answer, shared by its requests.
+  const frozen = Object.isFrozen(user);
+  if (frozen) {
+    const known = withGroup.get(user);
+    if (known) return known;
+  }
+  const out: UserInfo = { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+  if (frozen) {
+    Object.freeze(out.groups);
+    withGroup.set(user, Object.freeze(out));
+  }
+  return out;
 }
+const withGroup = new WeakMap<UserInfo, UserInfo>();
 
 /** Tries each authenticator in order; the first to authenticate wins. */
 export function createUnionAuthenticator(authenticators: Authenticator[]): Authenticator {

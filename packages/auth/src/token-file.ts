@@ -84,7 +84,8 @@ export function createTokenAuthenticator(opts: TokenAuthenticatorOptions): Authe
   const table = new Map<string, { digest: Buffer; user: UserInfo }>();
   for (const [token, user] of opts.tokens) {
     const digest = sha256(token);
-    table.set(digest.toString('hex'), { digest, user });
+    // One immutable user per token, shared by its requests (and by what caches per user).
+    table.set(digest.toString('hex'), { digest, user: freezeUser(user) });
   }
   return {
     authenticate(req) {
@@ -93,13 +94,18 @@ export function createTokenAuthenticator(opts: TokenAuthenticatorOptions): Authe
       const digest = sha256(token);
       const entry = table.get(digest.toString('hex'));
       if (entry && timingSafeEqual(entry.digest, digest)) {
-        const user = entry.user;
-        return { kind: 'authenticated', user: { ...user, groups: [...user.groups], ...(user.extra ? { extra: { ...user.extra } } : {}) } };
+        return { kind: 'authenticated', user: entry.user };
       }
       // A token was presented and is not ours: the union answers 401 unless another accepts it.
       return { kind: 'rejected', reason: 'invalid bearer token' };
     },
   };
+}
+
+/** A deep-frozen copy of a user (groups and extra included). */
+function freezeUser(user: UserInfo): UserInfo {
+  const extra = user.extra ? Object.freeze(Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, Object.freeze([...v])]))) : undefined;
+  return Object.freeze({ ...user, groups: Object.freeze([...user.groups]) as string[], ...(extra ? { extra: extra as Record<string, string[]> } : {}) });
 }
 
 /** `--token-auth-file`: reads and validates the file now, so a bad file fails start-up. */
