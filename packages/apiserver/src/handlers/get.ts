@@ -37,3 +37,39 @@ export function writeJsonBody(req: IncomingMessage, res: ServerResponse, json: s
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(req.method === 'HEAD' ? undefined : body);
 }
+
+/**
+ * writeJsonBody for a list built from the items' JSON: `head`, the items joined with commas, and
+ * `]}` go straight into one buffer (no joined string, no second encoding pass over the body).
+ */
+export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[], format: ResponseFormat): void {
+  if (auditRecordsResponseObject(req)) auditResponseObject(req, JSON.parse(`${head}${items.join(',')}]}`));
+  let chars = head.length + items.length + 3;
+  let longest = head.length;
+  for (const item of items) {
+    chars += item.length;
+    if (item.length > longest) longest = item.length;
+  }
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: room for the longest string's worst case means
+  // a write is never cut short; an ASCII body never grows.
+  let buf = Buffer.allocUnsafe(chars + 3 * longest);
+  let off = 0;
+  const put = (text: string): void => {
+    if (off + 3 * text.length > buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * buf.length, off + 3 * text.length));
+      buf.copy(bigger, 0, 0, off);
+      buf = bigger;
+    }
+    off += buf.write(text, off);
+  };
+  put(head);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) buf[off++] = 0x2c; // ,
+    put(items[i]!);
+  }
+  put(']}\n');
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format.contentType);
+  res.setHeader('Content-Length', off);
+  res.end(req.method === 'HEAD' ? undefined : buf.subarray(0, off));
+}

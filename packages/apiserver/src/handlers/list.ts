@@ -5,7 +5,7 @@ import { writeObject } from '../http.js';
 import { parseIncludeObject, tableOfList } from '../table.js';
 import { parseListOptions } from './options.js';
 import { serveWatch } from './watch.js';
-import { isPlainJson, writeJsonBody } from './get.js';
+import { isPlainJson, writeJsonList } from './get.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleList(r: ResourceRequest, watch: boolean): Promise<void> {
@@ -28,7 +28,7 @@ export async function handleList(r: ResourceRequest, watch: boolean): Promise<vo
     // As JSON.stringify writes the ObjectList (metadata: resourceVersion, continue, remainingItemCount).
     const remaining = out.remainingItemCount !== undefined ? `,"remainingItemCount":${JSON.stringify(out.remainingItemCount)}` : '';
     const head = `{"apiVersion":${JSON.stringify(out.apiVersion)},"kind":${JSON.stringify(out.kind)},"metadata":{"resourceVersion":${JSON.stringify(out.resourceVersion)},"continue":${JSON.stringify(out.continue ?? '')}${remaining}},"items":[`;
-    writeJsonBody(r.req, r.res, `${head}${out.itemsJson.join(',')}]}`, format);
+    writeJsonList(r.req, r.res, head, out.itemsJson, format);
     return;
   }
   const list = await r.store.list(r.scope, opts);
