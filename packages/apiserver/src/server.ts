@@ -73,6 +73,9 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
  * (etcd pages, decoded responses) would otherwise stay in the old generation, and in the
  * process's memory, until the heap next grows. Nothing is exposed to anything else.
  */
+/** How long after serving starts the controllers' first lists are done with (see collectStartupGarbage). */
+const STARTUP_SETTLE_MS = 2000;
+
 function collectStartupGarbage(): void {
   try {
     setFlagsFromString('--expose-gc');
@@ -253,6 +256,8 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     hooksDone.add(hook.name);
   }
   collectStartupGarbage();
+  // Once more when the controllers started below have made their first lists.
+  setTimeout(collectStartupGarbage, STARTUP_SETTLE_MS).unref();
   const stopControllers = config.controllers.map((c) => c.start());
   // Singleton work runs while this replica leads (always, with --leader-elect=false).
   for (const c of config.singletons) config.elector.run(c.name, () => c.start());
