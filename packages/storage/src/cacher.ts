@@ -405,19 +405,22 @@ export class Cacher implements Store {
    * the cache's own entry when it holds that very version (no decode, its JSON already checked).
    */
   async #latest(key: string): Promise<CachedObject> {
-    const kv = await this.#etcd.latest(key);
-    if (!kv) throw new StorageError('NotFound', key, `key not found: ${key}`);
+    // The current version first (no value: the cache usually holds it), the value only if not.
+    const current = await this.#etcd.latest(key, true);
+    if (!current) throw new StorageError('NotFound', key, `key not found: ${key}`);
     let cached = this.#objects.get(key);
     // A write this cache has yet to see (its event is on the way): wait for it briefly.
-    if (cached?.rev !== kv.modRevision && this.#rv < kv.modRevision) {
-      await this.#eventsReach(kv.modRevision, 100);
+    if (cached?.rev !== current.modRevision && this.#rv < current.modRevision) {
+      await this.#eventsReach(current.modRevision, 100);
       cached = this.#objects.get(key);
     }
-    if (cached?.rev === kv.modRevision) {
+    if (cached?.rev === current.modRevision) {
       this.#stats.consistentReadsFromCache++;
       return cached;
     }
     this.#stats.consistentReadsFallback++;
+    const kv = await this.#etcd.latest(key);
+    if (!kv) throw new StorageError('NotFound', key, `key not found: ${key}`);
     return CachedObject.fromBuffer(kv.value, kv.modRevision);
   }
 

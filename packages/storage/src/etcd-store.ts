@@ -41,6 +41,8 @@ const MAX_TXN_OPS = 128;
 
 interface LatestRead {
   key: string;
+  /** Only the mod_revision is wanted (the value comes back empty). */
+  keysOnly: boolean;
   resolve(v: { value: Buffer; modRevision: number } | undefined): void;
   reject(e: unknown): void;
   /** When it was asked (performance.now(), for the request-duration observer). */
@@ -228,15 +230,16 @@ export class EtcdStore implements Store {
   }
 
   /**
-   * The key's current value and mod_revision (undefined: no such key) — a linearizable read, as a
+   * The key's current value (empty with `keysOnly`) and mod_revision (undefined: no such key) — a
+   * linearizable read, as a
    * quorum GET needs. Concurrent callers share etcd round trips: a read starts at once when none
    * is in flight, otherwise it joins the next batch, sent as one txn of ranges when the flight
    * lands. A batch starts after each of its reads arrived, so each still sees every write
    * acknowledged before it was asked (kube's quorum read, one etcd request per batch).
    */
-  latest(key: string): Promise<{ value: Buffer; modRevision: number } | undefined> {
+  latest(key: string, keysOnly = false): Promise<{ value: Buffer; modRevision: number } | undefined> {
     return new Promise((resolve, reject) => {
-      this.#latestQueue.push({ key, resolve, reject, t0: this.#observer ? performance.now() : 0 });
+      this.#latestQueue.push({ key, keysOnly, resolve, reject, t0: this.#observer ? performance.now() : 0 });
       if (!this.#latestInFlight) this.#flushLatest();
     });
   }
@@ -257,8 +260,8 @@ export class EtcdStore implements Store {
     };
     const read: Promise<Array<IRangeResponse | undefined>> =
       batch.length === 1
-        ? this.#kv.range({ key: Buffer.from(batch[0]!.key) }).then((r) => [r])
-        : this.#kv.txn({ compare: [], success: batch.map((r) => ({ request_range: { key: Buffer.from(r.key) } })), failure: [] }).then((t) => t.responses.map((x) => x.response_range ?? undefined));
+        ? this.#kv.range({ key: Buffer.from(batch[0]!.key), keys_only: batch[0]!.keysOnly }).then((r) => [r])
+        : this.#kv.txn({ compare: [], success: batch.map((r) => ({ request_range: { key: Buffer.from(r.key), keys_only: r.keysOnly } })), failure: [] }).then((t) => t.responses.map((x) => x.response_range ?? undefined));
     read.then(
       (results) => {
         batch.forEach((r, i) => {
