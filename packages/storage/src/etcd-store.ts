@@ -141,9 +141,7 @@ export class EtcdStore implements Store {
       hosts: opts.endpoints,
       dialTimeout: 5000,
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-      // No gRPC-level retries (etcd3's own policies retry; grpc-js would otherwise keep a copy of
-      // every message for them) and no channelz bookkeeping on every call.
-      grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES, 'grpc.enable_retries': 0, 'grpc.enable_channelz': 0 },
+      grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
       faultHandling: faultHandling(),
       ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca, ...(opts.tls.cert ? { certChain: opts.tls.cert, privateKey: opts.tls.key } : {}) } } : {}),
     });
