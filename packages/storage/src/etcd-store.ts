@@ -112,7 +112,9 @@ function faultHandling() {
   const unavailable = handleWhen((e) => e instanceof GRPCUnavailableError);
   return {
     host: () => circuitBreaker(unavailable, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) }),
-    global: retry(unavailable, { maxAttempts: 2, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
+    // Up to three attempts: with one of three members down, a call that drew the dead member
+    // twice still reaches a live one (connection refusals fail fast; deadlines are not retried).
+    global: retry(unavailable, { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
   };
 }
 
