@@ -124,7 +124,9 @@ export async function startLocalCluster(opts: { dir?: string; args?: string[] } 
       lb.close();
       for (const r of replicas) r.close();
       await clusterSh(['down', dir]);
-      if (owned) rmSync(dir, { recursive: true, force: true });
+      // PLINTH_TEST_KEEP_CLUSTER=1 keeps the directory (logs, etcd data) to look into a failure.
+      if (owned && !process.env.PLINTH_TEST_KEEP_CLUSTER) rmSync(dir, { recursive: true, force: true });
+      else process.stderr.write(`cluster kept in ${dir}\n`);
     },
   };
 }

@@ -92,7 +92,10 @@ export class PlainClient {
 
 /** `http <code> <reason>` of a non-2xx reply. */
 export function replyKind(r: Reply): string {
-  return `http ${r.status} ${r.body?.reason ?? ''}`.trim();
+  const reason = r.body?.reason;
+  // A Status without a reason (kube's StatusReasonUnknown, e.g. an etcd error) says what it is in its message.
+  if (!reason && r.status >= 500) return `http ${r.status}: ${String(r.body?.message ?? '').slice(0, 120)}`;
+  return `http ${r.status} ${reason ?? ''}`.trim();
 }
 
 // ---- the ledger of acknowledged writes ----------------------------------------------------------
@@ -118,6 +121,8 @@ export interface LoadStats {
   errors: Record<string, number>;
   /** Writes whose outcome is unknown (the failures of writes). */
   unknownOutcomes: number;
+  /** The first failures (up to 20): when each ended (epoch ms), how long it took, and its kind. */
+  firstFailures: Array<{ at: number; tookMs: number; kind: string }>;
 }
 
 function bump(m: Record<string, number>, k: string): void {
@@ -149,7 +154,11 @@ export function startLoad(client: PlainClient, ns: string, opts: { prefix?: stri
   const per = opts.namesPerWorker ?? 8;
   const pauseMs = opts.pauseMs ?? 5;
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const stats: LoadStats = { acknowledged: { create: 0, update: 0, delete: 0 }, reads: 0, errors: {}, unknownOutcomes: 0 };
+  const stats: LoadStats = { acknowledged: { create: 0, update: 0, delete: 0 }, reads: 0, errors: {}, unknownOutcomes: 0, firstFailures: [] };
+  const failed = (kind: string, t0: number): void => {
+    bump(stats.errors, kind);
+    if (stats.firstFailures.length < 20) stats.firstFailures.push({ at: Date.now(), tookMs: Math.round(performance.now() - t0), kind });
+  };
   const objects: TrackedObject[] = [];
   const base = `/api/v1/namespaces/${ns}/configmaps`;
   let stopped = false;
@@ -160,6 +169,7 @@ export function startLoad(client: PlainClient, ns: string, opts: { prefix?: stri
     const r = Math.random();
     const op: 'create' | 'update' | 'delete' | 'read' = !o.acked.present ? 'create' : r < 0.15 ? 'delete' : r < 0.45 ? 'read' : 'update';
     let reply: Reply;
+    const t0 = performance.now();
     try {
       if (op === 'create') {
         reply = await client.request('POST', base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: o.name }, data: { v: value } }, timeoutMs);
@@ -171,7 +181,7 @@ export function startLoad(client: PlainClient, ns: string, opts: { prefix?: stri
         reply = await client.request('GET', `${base}/${o.name}`, undefined, timeoutMs);
       }
     } catch (e) {
-      bump(stats.errors, `${op}: ${failureKind(e)}`);
+      failed(`${op}: ${failureKind(e)}`, t0);
       if (op !== 'read') {
         o.unknown = { op, ...(op === 'delete' ? {} : { value }) };
         stats.unknownOutcomes++;
@@ -180,13 +190,13 @@ export function startLoad(client: PlainClient, ns: string, opts: { prefix?: stri
     }
     const ok = reply.status >= 200 && reply.status < 300;
     if (op === 'read') {
-      if (!ok) bump(stats.errors, `read: ${replyKind(reply)}`);
-      else if (reply.body?.metadata?.resourceVersion !== o.acked.rv || reply.body?.data?.v !== o.acked.value) bump(stats.errors, 'read: not the acknowledged state');
+      if (!ok) failed(`read: ${replyKind(reply)}`, t0);
+      else if (reply.body?.metadata?.resourceVersion !== o.acked.rv || reply.body?.data?.v !== o.acked.value) failed('read: not the acknowledged state', t0);
       else stats.reads++;
       return;
     }
     if (!ok) {
-      bump(stats.errors, `${op}: ${replyKind(reply)}`);
+      failed(`${op}: ${replyKind(reply)}`, t0);
       // A 5xx (or anything unexpected: the worker owns the name) may or may not have been applied.
       o.unknown = { op, ...(op === 'delete' ? {} : { value }) };
       stats.unknownOutcomes++;

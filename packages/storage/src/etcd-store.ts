@@ -102,24 +102,49 @@ const INCONSISTENT_CONTINUE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 /**
+ * A call that never reached a member (no connection to it): retrying it on another member is
+ * safe whatever the call does.
+ */
+export function isUnsentCall(e: unknown): boolean {
+  return e instanceof GRPCUnavailableError && /No connection established|ECONNREFUSED|no (address|connection) available/i.test(e.message);
+}
+
+/**
+ * A call cut while a member had it (the member stopped or the connection broke: grpc-js's
+ * "Received RST_STREAM with code 0", "Connection dropped", etcd's "server stopped"): a read may
+ * be sent again; a write may or may not have been applied.
+ */
+export function isCutCall(e: unknown): boolean {
+  if (e instanceof GRPCUnavailableError) return !isUnsentCall(e);
+  return /RST_STREAM|Call ended without gRPC status/.test(String((e as Error | undefined)?.message ?? ''));
+}
+
+/**
  * The etcd client's fault handling. etcd3's default counts every "recoverable" gRPC error
  * (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, INTERNAL...) towards a per-host circuit breaker and
  * retries them: one oversized request then fails everybody's requests for 5 s. Here only real
- * unavailability (UNAVAILABLE: no connection) counts: a call is retried once on another host, and
- * a host that keeps failing is skipped for a second. A client's bad request fails alone.
+ * unavailability (UNAVAILABLE: no connection) counts towards the breaker: a host that keeps
+ * failing is skipped for a second. The client's calls are retried on another member when
+ * `retryWhen` says so. A client's bad request fails alone.
  */
-function faultHandling() {
+function faultHandling(retryWhen: (e: unknown) => boolean) {
   const unavailable = handleWhen((e) => e instanceof GRPCUnavailableError);
   return {
     host: () => circuitBreaker(unavailable, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) }),
     // Up to three attempts: with one of three members down, a call that drew the dead member
     // twice still reaches a live one (connection refusals fail fast; deadlines are not retried).
-    global: retry(unavailable, { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
+    global: retry(handleWhen(retryWhen), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
   };
 }
 
+/** Attempts of a write whose earlier attempt was cut (see `EtcdStore.#write`). */
+const CUT_WRITE_ATTEMPTS = 3;
+
 export class EtcdStore implements Store {
   readonly #client: Etcd3;
+  /** Writes (create, update, delete txns): see #write. */
+  readonly #writer: Etcd3;
+  readonly #writeTimeoutMs: number;
   /** Client watches served straight from etcd (watch cache off, or resumes older than the cache). */
   readonly #mux: WatchMux;
   /** The watch caches' feeds; kept apart so a catching-up client watch never delays their progress. */
@@ -139,14 +164,21 @@ export class EtcdStore implements Store {
     const timeout = opts.requestTimeoutMs ?? 10_000;
     // Every unary call gets a deadline, so a request never hangs on an unreachable etcd;
     // streams (watch) run until cancelled.
-    this.#client = new Etcd3({
-      hosts: opts.endpoints,
-      dialTimeout: 5000,
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-      grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
-      faultHandling: faultHandling(),
-      ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca, ...(opts.tls.cert ? { certChain: opts.tls.cert, privateKey: opts.tls.key } : {}) } } : {}),
-    });
+    const client = (retryWhen: (e: unknown) => boolean): Etcd3 =>
+      new Etcd3({
+        hosts: opts.endpoints,
+        dialTimeout: 5000,
+        defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+        grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
+        faultHandling: faultHandling(retryWhen),
+        ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca, ...(opts.tls.cert ? { certChain: opts.tls.cert, privateKey: opts.tls.key } : {}) } } : {}),
+      });
+    // Reads, watches and leases are sent again after any unavailability. Writes have a client of
+    // their own that only resends what never left: a cut write is resolved by #write, which
+    // knows what the write was and can tell whether it was applied.
+    this.#client = client((e) => e instanceof GRPCUnavailableError || isCutCall(e));
+    this.#writer = client(isUnsentCall);
+    this.#writeTimeoutMs = timeout;
     this.#mux = new WatchMux(this.#client);
     this.#feedMux = new WatchMux(this.#client);
     this.#watcherLimits = { ...DEFAULT_WATCHER_LIMITS, ...opts.watcherLimits };
@@ -220,12 +252,18 @@ export class EtcdStore implements Store {
       return decodeObject(data, 0);
     }
     const lease = await this.#lease(opts.ttlSeconds);
-    const res = await this.#txn(k, data, {
+    const { res, cut } = await this.#write(k, data, {
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
       success: [{ request_put: { key: k, value: data, ...lease } }],
-      failure: [],
+      failure: [{ request_range: { key: k } }],
     });
-    if (!res.succeeded) throw new StorageError('KeyExists', key, `key exists: ${key}`);
+    if (!res.succeeded) {
+      // After a cut attempt, a key holding exactly these bytes (a new uid and timestamp among
+      // them) is this create, applied by the cut attempt.
+      const kv = res.responses[0]?.response_range?.kvs[0];
+      if (cut && kv?.value.equals(data)) return writtenObject(obj, Number(kv.mod_revision));
+      throw new StorageError('KeyExists', key, `key exists: ${key}`);
+    }
     return writtenObject(obj, Number(res.header.revision));
   }
 
@@ -466,7 +504,7 @@ export class EtcdStore implements Store {
         return decodeObject(data, state?.modRevision ?? 0);
       }
       const lease = await this.#lease(opts.ttlSeconds);
-      const res = await this.#txn(k, data, {
+      const { res, cut } = await this.#write(k, data, {
         compare: [
           state
             ? { key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }
@@ -477,6 +515,8 @@ export class EtcdStore implements Store {
       });
       if (res.succeeded) return writtenObject(next, Number(res.header.revision));
       const kv = res.responses[0]?.response_range?.kvs[0];
+      // After a cut attempt, the key holding exactly these bytes is this update, applied by it.
+      if (cut && kv?.value.equals(data)) return writtenObject(next, Number(kv.mod_revision));
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;
     }
@@ -517,13 +557,16 @@ export class EtcdStore implements Store {
         }
         return current;
       }
-      const res = await this.#kv.txn({
+      const { res, cut } = await this.#write(k, undefined, {
         compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: state!.modRevision }],
         success: [{ request_delete_range: { key: k } }],
         failure: [{ request_range: { key: k } }],
       });
       if (res.succeeded) return current;
       const kv = res.responses[0]?.response_range?.kvs[0];
+      // After a cut attempt, a key gone is taken as deleted by it (another client's delete in
+      // that instant is the one case told wrong: this one then answers 200 instead of 404).
+      if (cut && !kv) return current;
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;
     }
@@ -638,6 +681,7 @@ export class EtcdStore implements Store {
     this.#mux.close();
     this.#feedMux.close();
     this.#client.close();
+    this.#writer.close();
   }
 
   /** The lease field of a put that lives `ttlSeconds` (none without a TTL). */
@@ -686,15 +730,28 @@ export class EtcdStore implements Store {
     }
   }
 
-  /** A write txn; an etcd configured with a smaller request limit than ours still answers RequestTooLarge. */
-  async #txn(key: Buffer, value: Buffer, req: Parameters<Etcd3['kv']['txn']>[0]): ReturnType<Etcd3['kv']['txn']> {
-    try {
-      return await this.#kv.txn(req);
-    } catch (e) {
-      if (isEtcdTooLargeError(e)) {
-        throw new StorageError('RequestTooLarge', key.toString(), `the object is ${value.length} bytes, more than etcd accepts in one request`, { requested: value.length });
+  /**
+   * A write txn (a compare on the key's revision, then put or delete). A call cut while a member
+   * had it (the member stopped) may or may not have been applied, so it is sent again, as
+   * the same compare-and-swap, at most CUT_WRITE_ATTEMPTS times and within the request timeout;
+   * `cut` tells the caller that an earlier attempt may have been applied, so a failed compare may
+   * be its own write (kube's etcd client does not resend such a write and answers a 500).
+   * An etcd configured with a smaller request limit than ours still answers RequestTooLarge.
+   */
+  async #write(key: Buffer, value: Buffer | undefined, req: Parameters<Etcd3['kv']['txn']>[0]): Promise<{ res: Awaited<ReturnType<Etcd3['kv']['txn']>>; cut: boolean }> {
+    const t0 = Date.now();
+    let cut = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { res: await this.#writer.kv.txn(req), cut };
+      } catch (e) {
+        if (value && isEtcdTooLargeError(e)) {
+          throw new StorageError('RequestTooLarge', key.toString(), `the object is ${value.length} bytes, more than etcd accepts in one request`, { requested: value.length });
+        }
+        if (!isCutCall(e) || attempt >= CUT_WRITE_ATTEMPTS || Date.now() - t0 > this.#writeTimeoutMs / 2) throw e;
+        cut = true;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
       }
-      throw e;
     }
   }
 
