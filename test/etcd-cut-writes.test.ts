@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { Etcd3, GRPCInternalError, GRPCUnavailableError } from 'etcd3';
+import { Etcd3, GRPCInternalError, GRPCUnavailableError, GRPCUnknownError } from 'etcd3';
 import { EtcdStore, isCutCall, isUnsentCall } from '@plinth/storage';
 import type { StoredObject } from '@plinth/api';
 import { startTestEtcd, type TestEtcd } from './harness.js';
@@ -146,6 +146,7 @@ test('a call cut while a member had it is told apart from one that never left', 
   assert.equal(isCutCall(new GRPCUnavailableError('14 UNAVAILABLE: Connection dropped')), true);
   assert.equal(isCutCall(new GRPCUnavailableError('14 UNAVAILABLE: etcdserver: server stopped')), true);
   assert.equal(isCutCall(new GRPCInternalError('13 INTERNAL: Received RST_STREAM with code 0 (Call ended without gRPC status)')), true);
+  assert.equal(isCutCall(new GRPCUnknownError('2 UNKNOWN: Received HTTP status code 200')), true);
   assert.equal(isCutCall(new GRPCUnavailableError('14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 127.0.0.1:2379')), false);
   assert.equal(isCutCall(new Error('etcdserver: mvcc: required revision has been compacted')), false);
   assert.equal(isUnsentCall(new GRPCUnavailableError('14 UNAVAILABLE: No connection established')), true);

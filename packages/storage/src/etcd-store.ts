@@ -111,12 +111,13 @@ export function isUnsentCall(e: unknown): boolean {
 
 /**
  * A call cut while a member had it (the member stopped or the connection broke: grpc-js's
- * "Received RST_STREAM with code 0", "Connection dropped", etcd's "server stopped"): a read may
- * be sent again; a write may or may not have been applied.
+ * "Received RST_STREAM with code 0", "Received HTTP status code 200" (a stream ended without a
+ * gRPC status), "Connection dropped"; etcd's "server stopped"): a read may be sent again; a write
+ * may or may not have been applied.
  */
 export function isCutCall(e: unknown): boolean {
   if (e instanceof GRPCUnavailableError) return !isUnsentCall(e);
-  return /RST_STREAM|Call ended without gRPC status/.test(String((e as Error | undefined)?.message ?? ''));
+  return /RST_STREAM|Call ended without gRPC status|Received HTTP status code/.test(String((e as Error | undefined)?.message ?? ''));
 }
 
 /**
