@@ -6,6 +6,8 @@
  * figures (acknowledged writes, errors by kind, recovery times) are printed as diagnostics.
  */
 import { test, before, after } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { Etcd3 } from 'etcd3';
 import assert from 'node:assert/strict';
 import { startLocalCluster, type LocalCluster } from './cluster-harness.js';
 import { eventually } from './harness.js';
@@ -243,13 +245,17 @@ test('rolling restart (SIGTERM, shutdown delay): a client that retries nothing s
   const cutsBefore = await Promise.all(reflectors.map(async (r) => { const s = await r.stats(); return s.resumes + s.relists; }));
   const load = startLoad(plain, ns, { prefix: 'r', workers: 3 });
   loads.push(load);
+  const marks: Array<[string, number]> = [];
   try {
     await sleep(1500);
     for (const i of [0, 1, 2]) {
       const t0 = Date.now();
+      marks.push([`SIGTERM to replica ${i}`, t0]);
       await cluster.stopApiserver(i, 'SIGTERM');
       const stoppedIn = Date.now() - t0;
+      marks.push([`replica ${i} exited`, Date.now()]);
       await cluster.startApiserver(i);
+      marks.push([`replica ${i} ready`, Date.now()]);
       t.diagnostic(`replica ${i}: stopped in ${secs(stoppedIn)}, ready again after ${secs(Date.now() - t0)}; errors so far ${JSON.stringify(load.stats.errors)}`);
     }
     await sleep(1000);
@@ -258,6 +264,10 @@ test('rolling restart (SIGTERM, shutdown delay): a client that retries nothing s
     plain.close();
   }
   t.diagnostic(figures('rolling restart', load));
+  // When the failures happened, among the restarts (seconds since the first SIGTERM).
+  const at = (ms: number): string => ((ms - marks[0]![1]) / 1000).toFixed(2);
+  const timeline = [...marks.map(([what, when]) => ({ when, line: what })), ...load.stats.firstFailures.map((f) => ({ when: f.at, line: `failed after ${f.tookMs} ms: ${f.kind}` }))];
+  if (load.stats.firstFailures.length > 0) t.diagnostic(`timeline: ${timeline.sort((a, b) => a.when - b.when).map((e) => `${at(e.when)} ${e.line}`).join('; ')}`);
   t.diagnostic(`longest request: ${secs(plain.maxLatencyMs)}`);
   assert.deepEqual(load.stats.errors, {}, 'failed requests during the rolling restart');
   await verifyAll(t, 'after the rolling restart');
@@ -279,24 +289,40 @@ test('exactly one compaction per interval across the replicas', async (t) => {
   const watcher = await etcd.watch().key(KEY).startRevision(String(Number(now.header.revision) + 1)).create();
   watcher.on('put', (kv) => puts.push({ version: Number(kv.version), value: Number(kv.value.toString()) }));
   // etcd's compacted revision: the oldest revision a range can still read.
-  const compactedRevision = async (low: number): Promise<number> => {
-    let hi = Number((await etcd.kv.range({ key: Buffer.from(KEY) })).header.revision);
-    let lo = low;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      try {
-        await etcd.kv.range({ key: Buffer.from(KEY), revision: String(mid) });
-        hi = mid;
-      } catch (e) {
-        if (!/compacted/.test(String((e as Error).message))) throw e;
-        lo = mid + 1;
-      }
+  const readable = async (client: Etcd3, revision: number): Promise<boolean> => {
+    try {
+      await client.kv.range({ key: Buffer.from(KEY), revision: String(revision) });
+      return true;
+    } catch (e) {
+      if (!/compacted/.test(String((e as Error).message))) throw e;
+      return false;
     }
-    return lo;
+  };
+  const compactedRevision = async (low: number, client: Etcd3 = etcd): Promise<number> => {
+    for (;;) {
+      let hi = Number((await client.kv.range({ key: Buffer.from(KEY) })).header.revision);
+      let lo = low;
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (await readable(client, mid)) hi = mid;
+        else lo = mid + 1;
+      }
+      // A search that a compaction overtook ends between the old and the new compacted revision
+      // (its early probes read what its late ones could not). Only a result whose predecessor is
+      // unreadable and which is readable afterwards, in that order, is the compacted revision.
+      if (lo <= 1 || ((await readable(client, lo - 1)) === false && (await readable(client, lo)))) return lo;
+    }
   };
   const windowMs = 3 * COMPACTION_INTERVAL_S * 1000 + 1000;
   const compactions: number[] = [];
   let current = await compactedRevision(1);
+  // Each member's own view (the pooled client reads from any), for the diagnostics.
+  const { etcd: etcdMembers, etcdClientTLS: tls } = cluster.info();
+  const credentials = { rootCertificate: readFileSync(tls.ca), certChain: readFileSync(tls.cert), privateKey: readFileSync(tls.key) };
+  const perMember = etcdMembers.map((m) => new Etcd3({ hosts: [m.clientURL], credentials }));
+  const memberViews = async (): Promise<string> =>
+    JSON.stringify(await Promise.all(perMember.map((c) => compactedRevision(1, c).catch((e: Error) => e.message))));
+  t.diagnostic(`at the start: compact_rev_key version ${now.kvs[0]?.version ?? 0} value ${startValue}; compacted revision ${current}, per member ${await memberViews()}`);
   // A round that recorded its revision just before the window may compact just after it started.
   const expected = current < startValue ? [startValue] : [];
   const start = Date.now();
@@ -310,6 +336,8 @@ test('exactly one compaction per interval across the replicas', async (t) => {
   const last = await compactedRevision(current);
   if (last !== current) compactions.push(last);
   await watcher.cancel();
+  t.diagnostic(`at the end: compacted revision per member ${await memberViews()}`);
+  for (const c of perMember) c.close();
   t.diagnostic(`${secs(windowMs)} with --etcd-compaction-interval=${COMPACTION_INTERVAL_S}s on 3 replicas: compact_rev_key rounds ${JSON.stringify(puts)}, etcd compactions to ${JSON.stringify(compactions)}`);
   const rounds = puts.filter((p) => p.value > 0);
   assert.ok(rounds.length >= 1, 'at least one compaction round');
