@@ -7,6 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import assert from 'node:assert/strict';
 import { startLocalCluster, type LocalCluster } from './cluster-harness.js';
@@ -267,7 +268,15 @@ test('rolling restart (SIGTERM, shutdown delay): a client that retries nothing s
   // When the failures happened, among the restarts (seconds since the first SIGTERM).
   const at = (ms: number): string => ((ms - marks[0]![1]) / 1000).toFixed(2);
   const timeline = [...marks.map(([what, when]) => ({ when, line: what })), ...load.stats.firstFailures.map((f) => ({ when: f.at, line: `failed after ${f.tookMs} ms: ${f.kind}` }))];
-  if (load.stats.firstFailures.length > 0) t.diagnostic(`timeline: ${timeline.sort((a, b) => a.when - b.when).map((e) => `${at(e.when)} ${e.line}`).join('; ')}`);
+  if (load.stats.firstFailures.length > 0) {
+    t.diagnostic(`timeline: ${timeline.sort((a, b) => a.when - b.when).map((e) => `${at(e.when)} ${e.line}`).join('; ')}`);
+    // What the replicas logged as errors meanwhile (their logs go with the cluster directory).
+    for (const i of [0, 1, 2]) {
+      const lines = readFileSync(join(cluster.dir, 'logs', `apiserver-${i}.log`), 'utf8').split('\n');
+      const errors = lines.filter((l) => l.includes('"level":"error"') || l.includes('"level":"warn"')).slice(-8);
+      t.diagnostic(`replica ${i} errors and warnings (last ${errors.length}): ${errors.map((l) => l.slice(0, 400)).join(' | ')}`);
+    }
+  }
   t.diagnostic(`longest request: ${secs(plain.maxLatencyMs)}`);
   assert.deepEqual(load.stats.errors, {}, 'failed requests during the rolling restart');
   await verifyAll(t, 'after the rolling restart');
