@@ -42,6 +42,19 @@ tools: .tools/bin/kubectl
 
 build: node-deps
 	npx tsc -b
+	@$(MAKE) --no-print-directory $(MALLOC_ADDON)
+
+## The apiserver's native addon (malloc_trim: freed Buffer memory back to the OS), compiled with
+## g++ against the running Node's headers; skipped with a note where they are missing.
+NODE_INCLUDE = $(shell node -p "require('path').resolve(process.execPath, '../../include/node')")
+MALLOC_ADDON := packages/apiserver/dist/native/plinth-malloc.node
+
+$(MALLOC_ADDON): packages/apiserver/native/malloc.cc
+	@if [ -f "$(NODE_INCLUDE)/node_api.h" ] && command -v g++ >/dev/null; then \
+	  mkdir -p $(@D) && g++ -O2 -Wall -Wextra -shared -fPIC -I"$(NODE_INCLUDE)" -o $@ $< && echo "built $@"; \
+	else \
+	  echo "note: no g++ or no Node.js headers in $(NODE_INCLUDE): plinth runs without returning freed malloc memory"; \
+	fi
 
 run: deps build
 	exec packages/apiserver/bin/plinth-apiserver $(RUN_FLAGS)

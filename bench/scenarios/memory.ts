@@ -17,6 +17,20 @@ interface Settled {
   startupMs: number;
   rssSamples: number[];
   rss: number;
+  /** Node's own view (from /metrics): heap used and total, external memory, in bytes. */
+  node: Record<string, number>;
+}
+
+/** The process's Node.js memory series from its /metrics (where the RSS goes). */
+async function nodeMemory(p: PlinthProcess): Promise<Record<string, number>> {
+  const res = await p.client.request('GET', '/metrics');
+  const out: Record<string, number> = {};
+  if (res.status !== 200) return out;
+  for (const line of res.body.toString('utf8').split('\n')) {
+    const m = /^(nodejs_heap_size_(?:used|total)_bytes|nodejs_external_memory_bytes|nodejs_heap_space_size_used_bytes\{space="(?:old|large_object|code|new)"\}) (\S+)$/.exec(line);
+    if (m) out[m[1]!.replace(/nodejs_|_bytes|\{space="|"\}/g, '')] = Number(m[2]);
+  }
+  return out;
 }
 
 /** Waits for start-up garbage to settle, then takes the median of a few RSS samples. */
@@ -28,7 +42,7 @@ async function settledRss(p: PlinthProcess, settleMs: number): Promise<Settled> 
     await sleep(250);
   }
   const sorted = [...samples].sort((a, b) => a - b);
-  return { startupMs: p.startupMs, rssSamples: samples, rss: sorted[Math.floor(sorted.length / 2)]! };
+  return { startupMs: p.startupMs, rssSamples: samples, rss: sorted[Math.floor(sorted.length / 2)]!, node: await nodeMemory(p) };
 }
 
 export async function memoryScenario(ctx: BenchContext): Promise<void> {
@@ -85,6 +99,10 @@ export async function memoryScenario(ctx: BenchContext): Promise<void> {
   await ctx.raw.delete().prefix(`${fullPrefix}/`).exec();
 
   const avgJson = jsonBytes / N;
+  const mib = (b: number | undefined): string => ((b ?? 0) / 2 ** 20).toFixed(0);
+  ctx.log(
+    `  Node.js memory empty / full: heap used ${mib(base.node['heap_size_used'])} / ${mib(loaded.node['heap_size_used'])} MiB, heap total ${mib(base.node['heap_size_total'])} / ${mib(loaded.node['heap_size_total'])} MiB, external ${mib(base.node['external_memory'])} / ${mib(loaded.node['external_memory'])} MiB`,
+  );
   const perObject = (loaded.rss - base.rss) / N;
   ctx.log(
     `  RSS empty ${(base.rss / 2 ** 20).toFixed(0)} MiB, with ${N} objects ${(loaded.rss / 2 ** 20).toFixed(0)} MiB (start-up ${loaded.startupMs} ms vs ${base.startupMs} ms); ${perObject.toFixed(0)} B/object vs ${avgJson.toFixed(0)} B JSON; cache shows ${cached}`,
