@@ -15,6 +15,7 @@ import { StorageError } from './errors.js';
 import { TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
 import { CachedObject } from './cached-object.js';
 import { parseResourceVersion } from './resource-version.js';
+import { decodeContinue, encodeContinue } from './continue.js';
 import type { RawWatch } from './watch-mux.js';
 import { CacheWatcher, LazyEvents, type CacheEvent } from './cache-watcher.js';
 
@@ -77,6 +78,12 @@ export class Cacher implements Store {
    */
   #addedEvents: WeakMap<CachedObject, ObjectEvent> | undefined;
   #initialStreams = 0;
+  /**
+   * Per prefix (a namespace a client listed), a revision up to which etcd showed nothing under it
+   * changed after what the cache had applied then: the cache's state of the prefix is its state at
+   * any revision from its own up to that one, until an event under the prefix arrives.
+   */
+  readonly #provenTo = new Map<string, number>();
   readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0 };
   readonly #consistentFromCache: boolean;
 
@@ -135,6 +142,7 @@ export class Cacher implements Store {
   async #sync(): Promise<void> {
     const { entries, revision } = await this.#etcd.snapshot(this.#prefix);
     this.#objects.clear();
+    this.#provenTo.clear();
     for (const [k, o] of entries) this.#objects.set(k, o);
     this.#sortedKeys = entries.map(([k]) => k);
     this.#rv = revision;
@@ -298,21 +306,21 @@ export class Cacher implements Store {
   }
 
   /**
-   * Consistent read of `scope` (one key when `exact`, else a prefix): true once the cache's copy of
-   * it provably reflects etcd's current revision; false (read etcd instead) after the wait limit.
+   * Consistent read of `scope` (one key when `exact`, else a prefix): etcd's current revision once
+   * the cache's copy of the scope provably reflects it; 0 (read etcd instead) after the wait limit.
    * A read of the whole resource brings the cache's revision up; a narrower one proves only its
    * own keys (one key for a get: as cheap as kube's quorum read), never a scan of the collection.
    */
-  async #waitConsistent(scope: string, exact: boolean): Promise<boolean> {
+  async #waitConsistent(scope: string, exact: boolean): Promise<number> {
     try {
       const target = await this.#etcd.freshRevision();
       if (!exact && scope === this.#prefix) await this.#waitUntil(target, scope);
       else await this.#proveScope(target, scope, exact);
       this.#stats.consistentReadsFromCache++;
-      return true;
+      return target;
     } catch {
       this.#stats.consistentReadsFallback++;
-      return false;
+      return 0;
     }
   }
 
@@ -325,11 +333,25 @@ export class Cacher implements Store {
       const after = this.#rv;
       const cached = exact ? (this.#objects.has(scope) ? 1 : 0) : this.#keysUnder(scope).length;
       const r = await this.#etcd.changesSince(scope, after, target, exact);
-      if (r.modRevisions.length === 0 && r.count === cached) return;
+      if (r.modRevisions.length === 0 && r.count === cached) {
+        if (!exact) this.#noteProof(scope, target);
+        return;
+      }
       let needed = after + 1;
       for (const m of r.modRevisions) if (m <= target && m > needed) needed = m;
       await this.#eventsReach(needed, Math.min(left, 100));
     }
+  }
+
+  /**
+   * Remembers that nothing under `scope` changed between the revision the cache had applied and
+   * `target` (a continuation at or below `target` then needs no new proof). Bounded: scopes are
+   * namespaces a client listed.
+   */
+  #noteProof(scope: string, target: number): void {
+    if ((this.#provenTo.get(scope) ?? 0) >= target) return;
+    if (this.#provenTo.size >= 1024) this.#provenTo.clear();
+    this.#provenTo.set(scope, target);
   }
 
   // --- Store: writes go to etcd --------------------------------------------------------------
@@ -425,6 +447,11 @@ export class Cacher implements Store {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const page = opts.predicate ? undefined : await this.#cachedPage(prefix, opts);
+    if (page) {
+      const { entries, ...meta } = page;
+      return { items: entries.map((e) => e.object()), ...meta, shared: true };
+    }
     const r = await this.#listEntries(prefix, opts);
     if (!('entries' in r)) return r;
     const items: StoredObject[] = [];
@@ -443,6 +470,17 @@ export class Cacher implements Store {
    */
   async listJson(prefix: string, opts: ListOptions = {}): Promise<{ itemsJson: string[]; resourceVersion: string; continue?: string; remainingItemCount?: number } | ListResult> {
     if (opts.predicate) return this.list(prefix, opts);
+    const page = await this.#cachedPage(prefix, opts);
+    if (page) {
+      const { entries, ...meta } = page;
+      const itemsJson: string[] = new Array<string>(entries.length);
+      for (let i = 0; i < entries.length; i++) {
+        const j = entries[i]!.itemJson(this.#apiVersion, this.#kind);
+        if (j === undefined) return { items: entries.map((e) => e.object()), ...meta, shared: true };
+        itemsJson[i] = j;
+      }
+      return { itemsJson, ...meta };
+    }
     // A list etcd answers (paged, exact) is built from its values' bytes too, each checked once
     // per stored version: by this cache when it holds that version.
     const r = await this.#listEntries(prefix, opts, (p, o) =>
@@ -487,18 +525,102 @@ export class Cacher implements Store {
     return { entries, resourceVersion: String(this.#rv) };
   }
 
+  /**
+   * One page of a limited list (no selector) from memory, where it is exactly the page etcd would
+   * give. The first page of a consistent list (resourceVersion unset): once the cache provably
+   * shows etcd's current state of the prefix, read at that revision. A continuation at revision R:
+   * when the cache's state of the prefix is its state at R, either because the cache has applied
+   * R and no event under the prefix came after it (etcd must still have R: a one-key read at it),
+   * or because etcd shows nothing under the prefix changed between what the cache applied and R
+   * (a read at R). A compacted R goes to etcd's path, which answers kube's 410. The continue
+   * tokens and remainingItemCount are etcd's, so either path serves the next page. kube 1.24 sends
+   * these to etcd; kube 1.33 serves them from its cache's snapshots. Undefined: read etcd.
+   */
+  async #cachedPage(prefix: string, opts: ListOptions): Promise<{ entries: CachedObject[]; resourceVersion: string; continue: string; remainingItemCount?: number } | undefined> {
+    const limit = opts.limit ?? 0;
+    if (limit <= 0 || !this.#ready || !this.#consistentFromCache || opts.resourceVersionMatch === 'Exact') return undefined;
+    if (!prefix.endsWith('/')) prefix += '/';
+    if (!prefix.startsWith(this.#prefix)) return undefined;
+    let at: number;
+    let start = prefix;
+    if (opts.continue) {
+      let decoded: { rv: number; startKey: string };
+      try {
+        decoded = decodeContinue(opts.continue, prefix);
+      } catch {
+        return undefined; // etcd's path words the error
+      }
+      // Keys compare as etcd's bytes only in ASCII (names are).
+      if (decoded.rv <= 0 || !/^[\x00-\x7f]*$/.test(decoded.startKey)) return undefined;
+      at = decoded.rv;
+      start = decoded.startKey;
+      const applied = this.#rv;
+      if (at <= applied) {
+        if (!this.#unchangedSince(prefix, at) || !(await this.#etcd.revisionAvailable(at, prefix))) return undefined;
+      } else if ((this.#provenTo.get(prefix) ?? 0) >= at) {
+        // Proven unchanged from what the cache applied up to `at` (and no event under it since:
+        // checked below); etcd must still have `at`.
+        if (!(await this.#etcd.revisionAvailable(at, prefix))) return undefined;
+      } else {
+        // Ask etcd (a read at `at`: compacted, it fails).
+        const { first, end } = this.#range(prefix, prefix);
+        const cachedCount = end - first;
+        const r = await this.#etcd.changesSince(prefix, applied, at).catch(() => undefined);
+        if (!r || r.modRevisions.length > 0 || r.count !== cachedCount) return undefined;
+        this.#noteProof(prefix, at);
+      }
+      // The cache may have moved while etcd answered.
+      if (!this.#ready || !this.#unchangedSince(prefix, Math.min(at, applied))) return undefined;
+      this.#stats.consistentReadsFromCache++;
+    } else {
+      // resourceVersion=0 lists the whole cache (kube ignores the limit there); N reads etcd's snapshot.
+      if ((opts.resourceVersion ?? '') !== '') return undefined;
+      const proven = await this.#waitConsistent(prefix, false);
+      if (!proven) return undefined;
+      // The prefix as of the proven revision, or of a later one the cache has applied since.
+      at = Math.max(proven, this.#rv);
+    }
+    // Synchronous from here: the page is one state of the cache.
+    const { keys, first, end } = this.#range(prefix, start);
+    const stop = Math.min(end, first + limit);
+    const entries = new Array<CachedObject>(Math.max(0, stop - first));
+    for (let i = first; i < stop; i++) entries[i - first] = this.#objects.get(keys[i]!)!;
+    const out: { entries: CachedObject[]; resourceVersion: string; continue: string; remainingItemCount?: number } = { entries, resourceVersion: String(at), continue: '' };
+    if (stop < end) {
+      out.continue = encodeContinue(`${keys[stop - 1]!}\u0000`, prefix, at);
+      if (!opts.hasSelector) out.remainingItemCount = end - stop;
+    }
+    return out;
+  }
+
+  /** The sorted keys and the index range of those under `prefix` from `start` on. */
+  #range(prefix: string, start: string): { keys: string[]; first: number; end: number } {
+    const keys = (this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys));
+    // prefix ends in '/': the keys under it end before the same text ending in '0'.
+    const end = lowerBound(keys, prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1));
+    return { keys, first: Math.min(lowerBound(keys, start), end), end };
+  }
+
+  /**
+   * Whether the cache's state under `prefix` is its state at revision `at`: the cache has reached
+   * `at`, its history covers everything after it, and no event after it touched the prefix.
+   */
+  #unchangedSince(prefix: string, at: number): boolean {
+    if (at > this.#rv || at < this.#floor) return false;
+    for (let i = this.#history.length - 1; i >= this.#historyHead; i--) {
+      const e = this.#history[i]!;
+      if (e.rev <= at) break;
+      if (e.key.startsWith(prefix)) return false;
+    }
+    return true;
+  }
+
   /** Keys under a prefix, in etcd's (byte) order. */
   #keysUnder(prefix: string): string[] {
     this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys);
     const keys = this.#sortedKeys;
     if (prefix === this.#prefix) return keys;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareKeys(keys[mid]!, prefix) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBound(keys, prefix);
     const out: string[] = [];
     for (let i = lo; i < keys.length && keys[i]!.startsWith(prefix); i++) out.push(keys[i]!);
     return out;
@@ -613,6 +735,18 @@ function cacheEvent(key: string, rev: number, cur: CachedObject, prev: CachedObj
     natural: objectEvent(type, cur, size),
     cached: cur,
   };
+}
+
+/** Index of the first key not below `key` in sorted `keys`. */
+function lowerBound(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKeys(keys[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function compareKeys(a: string, b: string): number {

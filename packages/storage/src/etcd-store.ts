@@ -671,6 +671,19 @@ export class EtcdStore implements Store {
    * This replaces etcd's stream-wide progress request, which etcd 3.4 answers out of band: the
    * answer can overtake events still queued on the stream, so it proves nothing.
    */
+  /**
+   * Whether etcd can still be read at `revision` (not compacted away): a one-key read at it. Any
+   * other failure also answers false (the caller then reads etcd the usual way, which reports it).
+   */
+  async revisionAvailable(revision: number, key: string): Promise<boolean> {
+    try {
+      await this.#range({ key: Buffer.from(key), revision, keys_only: true, limit: 1 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async changesSince(prefix: string, after: number, at: number, exactKey = false): Promise<{ count: number; modRevisions: number[] }> {
     const key = Buffer.from(prefix);
     const range = exactKey ? {} : { range_end: prefixEnd(key) };

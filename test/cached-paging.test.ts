@@ -1,0 +1,122 @@
+/**
+ * Limited lists served from the watch cache (the first page of a consistent list, and
+ * continuations whose revision the cache still shows): the same pages, tokens and
+ * remainingItemCount as etcd's; a change under the list after the first page is not seen; a
+ * compacted revision is 410 even when nothing under the list changed.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { forceCompaction } from '@plinth/storage';
+import { eventually, startInProcess, startTestEtcd, type InProcessPlinth, type Response, type TestEtcd } from './harness.js';
+
+const NS = 'cpaging';
+const SA = `/api/v1/namespaces/${NS}/serviceaccounts`;
+const COUNT = 23;
+
+let etcd: TestEtcd;
+/** Watch cache on (the default). */
+let cached: InProcessPlinth;
+/** --watch-cache=false: every list from etcd. */
+let direct: InProcessPlinth;
+
+interface Page {
+  items: Array<{ name: string; rv: string }>;
+  remaining: number | undefined;
+  cont: string;
+}
+
+function pageOf(r: Response): Page {
+  assert.equal(r.status, 200, r.raw.toString());
+  return {
+    items: r.body.items.map((i: { metadata: { name: string; resourceVersion: string } }) => ({ name: i.metadata.name, rv: i.metadata.resourceVersion })),
+    remaining: r.body.metadata.remainingItemCount,
+    cont: r.body.metadata.continue ?? '',
+  };
+}
+
+/** Pages through the list; `via(i)` picks the server of page i. */
+async function pageThrough(limit: number, via: (i: number) => InProcessPlinth): Promise<Page[]> {
+  const pages: Page[] = [];
+  let cont = '';
+  do {
+    const q = `limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`;
+    const p = pageOf(await via(pages.length).client.get(`${SA}?${q}`));
+    pages.push(p);
+    cont = p.cont;
+  } while (cont && pages.length < 100);
+  return pages;
+}
+
+before(async () => {
+  etcd = await startTestEtcd();
+  cached = await startInProcess({ etcd });
+  direct = await startInProcess({ etcd, args: ['--watch-cache=false'] });
+  assert.equal((await cached.client.post('/api/v1/namespaces', { metadata: { name: NS } })).status, 201);
+  await eventually(async () => (await cached.client.get(`${SA}/default`)).status === 200, 10_000, 'default SA');
+  for (let i = 1; i < COUNT; i++) assert.equal((await cached.client.post(SA, { metadata: { name: `sa-${String(i).padStart(2, '0')}` } })).status, 201);
+  // The cache has seen every object.
+  await eventually(async () => pageOf(await cached.client.get(`${SA}?resourceVersion=0`)).items.length === COUNT, 10_000, 'cache filled');
+});
+
+after(async () => {
+  await cached?.stop();
+  await direct?.stop();
+  await etcd?.stop();
+});
+
+test('a quiet collection pages the same from the cache as from etcd, and each serves the other\'s continue tokens', async () => {
+  const all = pageOf(await direct.client.get(SA)).items;
+  assert.equal(all.length, COUNT);
+  for (const limit of [1, 4, 10, COUNT - 1, COUNT, 100]) {
+    const fromEtcd = await pageThrough(limit, () => direct);
+    const fromCache = await pageThrough(limit, () => cached);
+    const mixed = await pageThrough(limit, (i) => (i % 2 ? direct : cached));
+    const mixed2 = await pageThrough(limit, (i) => (i % 2 ? cached : direct));
+    for (const pages of [fromCache, mixed, mixed2]) {
+      assert.deepEqual(pages.map((p) => p.items), fromEtcd.map((p) => p.items), `limit=${limit}: the same pages`);
+      assert.deepEqual(pages.map((p) => p.remaining), fromEtcd.map((p) => p.remaining), `limit=${limit}: the same remainingItemCount`);
+    }
+    assert.deepEqual(fromCache.flatMap((p) => p.items), all);
+    assert.equal(fromCache.length, Math.ceil(COUNT / limit));
+    assert.equal(fromCache.at(-1)!.remaining, undefined, 'the last page has no remainingItemCount');
+    if (fromCache.length > 1) assert.equal(fromCache[0]!.remaining, COUNT - limit);
+  }
+});
+
+test('a change under the list after the first page is not seen by its continuations (create, update, delete)', async () => {
+  const first = pageOf(await cached.client.get(`${SA}?limit=5`));
+  const before = pageOf(await direct.client.get(SA)).items;
+  const target = before[12]!.name;
+  const gone = before[7]!.name;
+  const got = await cached.client.get(`${SA}/${target}`);
+  assert.equal((await cached.client.put(`${SA}/${target}`, { ...got.body, metadata: { ...got.body.metadata, labels: { changed: 'yes' } } })).status, 200);
+  assert.equal((await cached.client.delete(`${SA}/${gone}`)).status, 200);
+  assert.equal((await cached.client.post(SA, { metadata: { name: 'sa-99-late' } })).status, 201);
+  const rest: Page['items'] = [];
+  let cont = first.cont;
+  while (cont) {
+    const p = pageOf(await cached.client.get(`${SA}?limit=5&continue=${encodeURIComponent(cont)}`));
+    rest.push(...p.items);
+    cont = p.cont;
+  }
+  assert.deepEqual([...first.items, ...rest], before, 'the list as of its first page');
+  // Put things back for the next test.
+  assert.equal((await cached.client.post(SA, { metadata: { name: gone } })).status, 201);
+  assert.equal((await cached.client.delete(`${SA}/sa-99-late`)).status, 200);
+});
+
+test('a continuation at a revision compacted by another replica is 410 Expired, though nothing under the list changed', async () => {
+  await eventually(async () => pageOf(await cached.client.get(`${SA}?resourceVersion=0`)).items.length === COUNT, 10_000, 'cache settled');
+  const first = pageOf(await cached.client.get(`${SA}?limit=5`));
+  assert.ok(first.cont);
+  // A write elsewhere, then a compaction the cache is not told of (as another replica's would be).
+  assert.equal((await cached.client.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'elsewhere' } })).status, 201);
+  await forceCompaction(direct.server.storage.client, await direct.server.storage.currentRevision());
+  const expired = await cached.client.get(`${SA}?limit=5&continue=${encodeURIComponent(first.cont)}`);
+  assert.equal(expired.status, 410, expired.raw.toString());
+  assert.equal(expired.body.reason, 'Expired');
+  assert.match(expired.body.message, /^The provided continue parameter is too old to display a consistent list result\./);
+  assert.ok(expired.body.metadata.continue, 'kube offers an inconsistent continue token');
+  // A fresh list pages fine from there.
+  assert.equal((await pageThrough(5, () => cached)).flatMap((p) => p.items).length, COUNT);
+});
