@@ -14,7 +14,7 @@ import { ensureNamespace, startPlinth, type PlinthProcess } from '../lib/plinth.
 import { serviceAccount, toBytes } from '../lib/objects.js';
 import { runLoad } from '../lib/stats.js';
 
-const ROUNDS = 5;
+const ROUNDS = 7;
 
 export async function metricsScenario(ctx: BenchContext): Promise<void> {
   // Rounds of at least 1000 creates even with --quick: shorter ones are mostly noise.

@@ -33,7 +33,7 @@ export function mallocAddon(): MallocAddon | undefined {
 export interface MallocTrimmerOptions {
   /** How often the arenas' free bytes are read (default 5 s; reading them costs microseconds). */
   intervalMs?: number;
-  /** Trim when more than this is free (default 16 MiB). */
+  /** Trim when more than this is free and the RSS grew by as much since the last trim (default 16 MiB). */
   thresholdBytes?: number;
   /** Told after each trim: free bytes before and after, and how long it took. */
   onTrim?: (before: number, after: number, ms: number) => void;
@@ -47,12 +47,17 @@ export function startMallocTrimmer(opts: MallocTrimmerOptions = {}): { stop(): v
   const m = mallocAddon();
   if (!m || m.freeBytes() < 0) return undefined;
   const threshold = opts.thresholdBytes ?? 16 * 1024 * 1024;
+  // Trimmed pages stay counted as free: after a trim, another one is due only once the RSS grew
+  // by the threshold again (a trim of a large arena holds the thread for a few milliseconds).
+  let rssAfterTrim = 0;
   const timer = setInterval(() => {
     const before = m.freeBytes();
-    if (before <= threshold) return;
+    if (before <= threshold || process.memoryUsage.rss() - rssAfterTrim < threshold) return;
     const t0 = performance.now();
     m.trim();
-    opts.onTrim?.(before, m.freeBytes(), performance.now() - t0);
+    const ms = performance.now() - t0;
+    rssAfterTrim = process.memoryUsage.rss();
+    opts.onTrim?.(before, m.freeBytes(), ms);
   }, opts.intervalMs ?? 5000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
