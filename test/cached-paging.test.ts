@@ -120,3 +120,37 @@ test('a continuation at a revision compacted by another replica is 410 Expired, 
   // A fresh list pages fine from there.
   assert.equal((await pageThrough(5, () => cached)).flatMap((p) => p.items).length, COUNT);
 });
+
+test('lists of namespaces stay exact while objects come and go in them and in a namespace whose name extends theirs', async () => {
+  const a = '/api/v1/namespaces/cp-a/serviceaccounts';
+  const ab = '/api/v1/namespaces/cp-ab/serviceaccounts';
+  for (const ns of ['cp-a', 'cp-ab']) assert.equal((await cached.client.post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const names = async (path: string, q = ''): Promise<string[]> => {
+    const out: string[] = [];
+    let cont = '';
+    do {
+      const r = await cached.client.get(`${path}?${q}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      assert.equal(r.status, 200, r.raw.toString());
+      out.push(...r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name).filter((n: string) => n !== 'default'));
+      cont = r.body.metadata.continue ?? '';
+    } while (cont);
+    return out;
+  };
+  const expectA: string[] = [];
+  const expectAb: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const name = `x-${String(i).padStart(2, '0')}`;
+    const [path, list] = i % 3 === 0 ? [ab, expectAb] : [a, expectA];
+    assert.equal((await cached.client.post(path, { metadata: { name } })).status, 201);
+    list.push(name);
+    if (i % 4 === 3) {
+      const gone = expectA.shift()!;
+      assert.equal((await cached.client.delete(`${a}/${gone}`)).status, 200);
+    }
+    // Every read form, each right after the write (consistent reads: the cache must show it).
+    for (const q of ['', 'limit=2', 'limit=1']) {
+      assert.deepEqual(await names(a, q), expectA, `cp-a after write ${i} (${q || 'unpaged'})`);
+      assert.deepEqual(await names(ab, q), expectAb, `cp-ab after write ${i} (${q || 'unpaged'})`);
+    }
+  }
+});

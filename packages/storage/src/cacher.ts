@@ -58,6 +58,12 @@ export class Cacher implements Store {
 
   readonly #objects = new Map<string, CachedObject>();
   #sortedKeys: string[] | undefined;
+  /**
+   * Sorted keys of each narrower prefix read lately (namespaces), so that a write elsewhere does
+   * not make the next read of a namespace sort the whole collection. A prefix's entry goes when a
+   * key under it comes or goes; bounded in count.
+   */
+  readonly #scopeKeys = new Map<string, string[]>();
   /** The revision the cache reflects. */
   #rv = 0;
   /** History holds every event after this revision. */
@@ -145,6 +151,7 @@ export class Cacher implements Store {
     this.#provenTo.clear();
     for (const [k, o] of entries) this.#objects.set(k, o);
     this.#sortedKeys = entries.map(([k]) => k);
+    this.#scopeKeys.clear();
     this.#rv = revision;
     this.#floor = revision;
     this.#history = [];
@@ -177,14 +184,14 @@ export class Cacher implements Store {
         this.#rv = rev;
         if (!prev) continue;
         this.#objects.delete(key);
-        this.#sortedKeys = undefined;
+        this.#keysChanged(key);
         // The last state with the deletion's resourceVersion.
         const size = ev.prev_kv?.value.length;
         ce = cacheEvent(key, rev, prev.at(rev), prev, 'DELETED', size);
       } else {
         const cur = CachedObject.fromBuffer(ev.kv.value, rev);
         this.#objects.set(key, cur);
-        if (!prev) this.#sortedKeys = undefined;
+        if (!prev) this.#keysChanged(key);
         ce = cacheEvent(key, rev, cur, prev, prev ? 'MODIFIED' : 'ADDED', cur.size);
       }
       this.#rv = rev;
@@ -192,6 +199,14 @@ export class Cacher implements Store {
       for (const w of this.#watchers) w.deliver(ce);
     }
     this.#wake();
+  }
+
+  /** A key came or went: the sorted key lists that would hold it are rebuilt when next read. */
+  #keysChanged(key: string): void {
+    this.#sortedKeys = undefined;
+    if (this.#scopeKeys.size === 0) return;
+    // The prefixes a key is under end at one of its '/' after the resource's prefix.
+    for (let i = key.indexOf('/', this.#prefix.length); i >= 0; i = key.indexOf('/', i + 1)) this.#scopeKeys.delete(key.slice(0, i + 1));
   }
 
   #pushHistory(ce: CacheEvent): void {
@@ -563,8 +578,7 @@ export class Cacher implements Store {
         if (!(await this.#etcd.revisionAvailable(at, prefix))) return undefined;
       } else {
         // Ask etcd (a read at `at`: compacted, it fails).
-        const { first, end } = this.#range(prefix, prefix);
-        const cachedCount = end - first;
+        const cachedCount = this.#keysUnder(prefix).length;
         const r = await this.#etcd.changesSince(prefix, applied, at).catch(() => undefined);
         if (!r || r.modRevisions.length > 0 || r.count !== cachedCount) return undefined;
         this.#noteProof(prefix, at);
@@ -581,7 +595,9 @@ export class Cacher implements Store {
       at = Math.max(proven, this.#rv);
     }
     // Synchronous from here: the page is one state of the cache.
-    const { keys, first, end } = this.#range(prefix, start);
+    const keys = this.#keysUnder(prefix);
+    const end = keys.length;
+    const first = lowerBound(keys, start);
     const stop = Math.min(end, first + limit);
     const entries = new Array<CachedObject>(Math.max(0, stop - first));
     for (let i = first; i < stop; i++) entries[i - first] = this.#objects.get(keys[i]!)!;
@@ -591,14 +607,6 @@ export class Cacher implements Store {
       if (!opts.hasSelector) out.remainingItemCount = end - stop;
     }
     return out;
-  }
-
-  /** The sorted keys and the index range of those under `prefix` from `start` on. */
-  #range(prefix: string, start: string): { keys: string[]; first: number; end: number } {
-    const keys = (this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys));
-    // prefix ends in '/': the keys under it end before the same text ending in '0'.
-    const end = lowerBound(keys, prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1));
-    return { keys, first: Math.min(lowerBound(keys, start), end), end };
   }
 
   /**
@@ -615,15 +623,28 @@ export class Cacher implements Store {
     return true;
   }
 
-  /** Keys under a prefix, in etcd's (byte) order. */
+  /** Keys under a prefix, in etcd's (byte) order. Shared arrays: callers must not change them. */
   #keysUnder(prefix: string): string[] {
-    this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys);
-    const keys = this.#sortedKeys;
-    if (prefix === this.#prefix) return keys;
-    const lo = lowerBound(keys, prefix);
-    const out: string[] = [];
-    for (let i = lo; i < keys.length && keys[i]!.startsWith(prefix); i++) out.push(keys[i]!);
-    return out;
+    if (prefix === this.#prefix) return (this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys));
+    let keys = this.#scopeKeys.get(prefix);
+    if (keys) return keys;
+    if (this.#sortedKeys) {
+      const all = this.#sortedKeys;
+      const from = lowerBound(all, prefix);
+      let to = from;
+      while (to < all.length && all[to]!.startsWith(prefix)) to++;
+      keys = all.slice(from, to);
+    } else {
+      // One pass over the keys and a sort of the few under the prefix, not a sort of them all.
+      keys = [];
+      for (const k of this.#objects.keys()) if (k.startsWith(prefix)) keys.push(k);
+      keys.sort(compareKeys);
+    }
+    // Only a prefix ending in '/' is dropped by #keysChanged when a key under it comes or goes.
+    if (!prefix.endsWith('/')) return keys;
+    if (this.#scopeKeys.size >= 1024) this.#scopeKeys.clear();
+    this.#scopeKeys.set(prefix, keys);
+    return keys;
   }
 
   async watch(keyOrPrefix: string, opts: WatchOptions = {}): Promise<Watcher> {
