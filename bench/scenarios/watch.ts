@@ -73,6 +73,18 @@ class Receipts {
     return { fromAck: ack.summary(), fromSend: send.summary() };
   }
 
+  /** p99 delivery latency from the acknowledgement, per run of `perBucket` consecutive writes. */
+  p99ByWrites(perBucket: number): number[] {
+    const buckets: Histogram[] = [];
+    for (let k = 0; k < this.at.length; k++) {
+      const t = this.at[k]!;
+      if (t === 0) continue;
+      const w = k % this.writes;
+      (buckets[Math.floor(w / perBucket)] ??= new Histogram()).add(Math.max(0, t - this.acked[w]!));
+    }
+    return buckets.map((h) => Math.round(h.summary().p99Ms));
+  }
+
   /** Writes acknowledged per second, from the first write's start to the last acknowledgement. */
   achievedRate(): number {
     let first = Infinity;
@@ -161,6 +173,8 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
   const pLoadgen = ((selfCpuUs() - cpu0) / (wall * 1000)) * 100;
   for (const s of streams) s.close();
   const ps = p.summaries();
+  const p99BySecond = p.p99ByWrites(RATE);
+  ctx.log(`  plinth: p99 per second of writes (ms): ${p99BySecond.join(' ')}`);
   const plinthRun: FanoutRun = {
     watchers: WATCHERS,
     writes: WRITES,
@@ -276,5 +290,5 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
     },
     { scenario: `watch plinth RSS peak (${WATCHERS} watches)`, unit: 'MiB', plinth: peak / 2 ** 20, raw: null, target: { kind: 'none' } },
   );
-  ctx.details['watch'] = { plinth: plinthRun, raw: rawRun, plinthEtcdWatchesTotal: plinthFeeds };
+  ctx.details['watch'] = { plinth: { ...plinthRun, p99BySecondMs: p99BySecond }, raw: rawRun, plinthEtcdWatchesTotal: plinthFeeds };
 }
