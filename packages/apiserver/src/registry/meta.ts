@@ -13,10 +13,17 @@ export function generateName(prefix: string): string {
   return base + suffix;
 }
 
-/** RFC 3339 with second precision, as metav1.Time serializes. */
+/** RFC 3339 with second precision, as metav1.Time serializes (formatted once per second). */
 export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const sec = Math.floor(Date.now() / 1000);
+  if (sec !== nowSecond) {
+    nowSecond = sec;
+    nowText = `${new Date(sec * 1000).toISOString().slice(0, 19)}Z`;
+  }
+  return nowText;
 }
+let nowSecond = Number.NaN;
+let nowText = '';
 
 /**
  * The kind's empty object as Go would see it: non-pointer structs at the top level are `{}`
