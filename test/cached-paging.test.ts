@@ -154,3 +154,12 @@ test('lists of namespaces stay exact while objects come and go in them and in a 
     }
   }
 });
+
+test('a continue token at a revision etcd has not reached is answered as etcd answers it', async () => {
+  const forged = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 999_999_999, start: 'sa-05' })).toString('base64url');
+  const [fromCache, fromEtcd] = await Promise.all([cached, direct].map((p) => p.client.get(`${SA}?limit=5&continue=${forged}`)));
+  assert.equal(fromCache!.status, fromEtcd!.status, fromCache!.raw.toString());
+  assert.notEqual(fromCache!.status, 200);
+  assert.equal(fromCache!.body.reason, fromEtcd!.body.reason);
+  assert.equal(fromCache!.body.message.replace(/current: \d+/, ''), fromEtcd!.body.message.replace(/current: \d+/, ''));
+});

@@ -577,9 +577,9 @@ export class Cacher implements Store {
         // checked below); etcd must still have `at`.
         if (!(await this.#etcd.revisionAvailable(at, prefix))) return undefined;
       } else {
-        // Ask etcd (a read at `at`: compacted, it fails).
+        // Ask etcd (a read at `at`: compacted or not reached yet, it fails and etcd's path answers).
         const cachedCount = this.#keysUnder(prefix).length;
-        const r = await this.#etcd.changesSince(prefix, applied, at).catch(() => undefined);
+        const r = await this.#etcd.changesSince(prefix, applied, at, false, false).catch(() => undefined);
         if (!r || r.modRevisions.length > 0 || r.count !== cachedCount) return undefined;
         this.#noteProof(prefix, at);
       }

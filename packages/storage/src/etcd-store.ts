@@ -684,10 +684,12 @@ export class EtcdStore implements Store {
     }
   }
 
-  async changesSince(prefix: string, after: number, at: number, exactKey = false): Promise<{ count: number; modRevisions: number[] }> {
+  async changesSince(prefix: string, after: number, at: number, exactKey = false, waitForFuture = true): Promise<{ count: number; modRevisions: number[] }> {
     const key = Buffer.from(prefix);
     const range = exactKey ? {} : { range_end: prefixEnd(key) };
-    const res = await this.#range({ key, ...range, revision: at, keys_only: true, min_mod_revision: after + 1 });
+    const req = { key, ...range, revision: at, keys_only: true, min_mod_revision: after + 1 };
+    // waitForFuture false: a revision etcd has not reached fails at once.
+    const res = await (waitForFuture ? this.#range(req) : this.#kv.range(req));
     return { count: Number(res.count), modRevisions: res.kvs.map((kv) => Number(kv.mod_revision)) };
   }
 
