@@ -664,14 +664,6 @@ export class EtcdStore implements Store {
   }
 
   /**
-   * What changed under `prefix` (or at the one key, `exactKey`) after revision `after`, as of `at`: the mod revisions of
-   * the keys modified since (keys only, no values) and how many keys the prefix holds then. A
-   * watch cache at `after` holding `count` objects, with nothing modified, provably reflects `at`.
-   * (etcd's count is the range's, before the min_mod_revision filter: deletions change it.)
-   * This replaces etcd's stream-wide progress request, which etcd 3.4 answers out of band: the
-   * answer can overtake events still queued on the stream, so it proves nothing.
-   */
-  /**
    * Whether etcd can still be read at `revision` (not compacted away): a one-key read at it. Any
    * other failure also answers false (the caller then reads etcd the usual way, which reports it).
    */
@@ -684,6 +676,14 @@ export class EtcdStore implements Store {
     }
   }
 
+  /**
+   * What changed under `prefix` (or at the one key, `exactKey`) after revision `after`, as of `at`: the mod revisions of
+   * the keys modified since (keys only, no values) and how many keys the prefix holds then. A
+   * watch cache at `after` holding `count` objects, with nothing modified, provably reflects `at`.
+   * (etcd's count is the range's, before the min_mod_revision filter: deletions change it.)
+   * This replaces etcd's stream-wide progress request, which etcd 3.4 answers out of band: the
+   * answer can overtake events still queued on the stream, so it proves nothing.
+   */
   async changesSince(prefix: string, after: number, at: number, exactKey = false, waitForFuture = true): Promise<{ count: number; modRevisions: number[] }> {
     const key = Buffer.from(prefix);
     const range = exactKey ? {} : { range_end: prefixEnd(key) };
