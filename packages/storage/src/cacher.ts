@@ -59,9 +59,9 @@ export class Cacher implements Store {
   readonly #objects = new Map<string, CachedObject>();
   #sortedKeys: string[] | undefined;
   /**
-   * Sorted keys of each narrower prefix read lately (namespaces), so that a write elsewhere does
-   * not make the next read of a namespace sort the whole collection. A prefix's entry goes when a
-   * key under it comes or goes; bounded in count.
+   * Sorted keys of each narrower prefix read lately (namespaces), so that a write does not make
+   * the next read of a namespace sort or scan the whole collection. Kept up to date as keys come
+   * and go (a binary search and a splice of the namespace's list); bounded in count.
    */
   readonly #scopeKeys = new Map<string, string[]>();
   /** The revision the cache reflects. */
@@ -184,14 +184,14 @@ export class Cacher implements Store {
         this.#rv = rev;
         if (!prev) continue;
         this.#objects.delete(key);
-        this.#keysChanged(key);
+        this.#keysChanged(key, false);
         // The last state with the deletion's resourceVersion.
         const size = ev.prev_kv?.value.length;
         ce = cacheEvent(key, rev, prev.at(rev), prev, 'DELETED', size);
       } else {
         const cur = CachedObject.fromBuffer(ev.kv.value, rev);
         this.#objects.set(key, cur);
-        if (!prev) this.#keysChanged(key);
+        if (!prev) this.#keysChanged(key, true);
         ce = cacheEvent(key, rev, cur, prev, prev ? 'MODIFIED' : 'ADDED', cur.size);
       }
       this.#rv = rev;
@@ -201,12 +201,24 @@ export class Cacher implements Store {
     this.#wake();
   }
 
-  /** A key came or went: the sorted key lists that would hold it are rebuilt when next read. */
-  #keysChanged(key: string): void {
+  /**
+   * A key came or went: the sorted list of every key is rebuilt when next read; the lists of the
+   * narrower prefixes holding it (a namespace's few keys) take or lose it in place.
+   */
+  #keysChanged(key: string, added: boolean): void {
     this.#sortedKeys = undefined;
     if (this.#scopeKeys.size === 0) return;
     // The prefixes a key is under end at one of its '/' after the resource's prefix.
-    for (let i = key.indexOf('/', this.#prefix.length); i >= 0; i = key.indexOf('/', i + 1)) this.#scopeKeys.delete(key.slice(0, i + 1));
+    for (let i = key.indexOf('/', this.#prefix.length); i >= 0; i = key.indexOf('/', i + 1)) {
+      const keys = this.#scopeKeys.get(key.slice(0, i + 1));
+      if (!keys) continue;
+      const at = lowerBound(keys, key);
+      if (added) {
+        if (keys[at] !== key) keys.splice(at, 0, key);
+      } else if (keys[at] === key) {
+        keys.splice(at, 1);
+      }
+    }
   }
 
   #pushHistory(ce: CacheEvent): void {
@@ -623,7 +635,10 @@ export class Cacher implements Store {
     return true;
   }
 
-  /** Keys under a prefix, in etcd's (byte) order. Shared arrays: callers must not change them. */
+  /**
+   * Keys under a prefix, in etcd's (byte) order. Shared arrays, changed in place as keys come and
+   * go: callers must neither change them nor hold them across an await.
+   */
   #keysUnder(prefix: string): string[] {
     if (prefix === this.#prefix) return (this.#sortedKeys ??= [...this.#objects.keys()].sort(compareKeys));
     let keys = this.#scopeKeys.get(prefix);
@@ -640,7 +655,7 @@ export class Cacher implements Store {
       for (const k of this.#objects.keys()) if (k.startsWith(prefix)) keys.push(k);
       keys.sort(compareKeys);
     }
-    // Only a prefix ending in '/' is dropped by #keysChanged when a key under it comes or goes.
+    // Only a prefix ending in '/' is kept up to date by #keysChanged.
     if (!prefix.endsWith('/')) return keys;
     if (this.#scopeKeys.size >= 1024) this.#scopeKeys.clear();
     this.#scopeKeys.set(prefix, keys);
