@@ -33,6 +33,7 @@ import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
 import { RangePager, type Page, type RangeFn } from './paging.js';
 import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
+import { FastKV } from './fast-kv.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
 
@@ -145,6 +146,9 @@ export class EtcdStore implements Store {
   readonly #client: Etcd3;
   /** Writes (create, update, delete txns): see #write. */
   readonly #writer: Etcd3;
+  /** Range and Txn without grpc-js's call stack (see fast-kv.ts); etcd3 serves what they cannot. */
+  readonly #readKv: FastKV;
+  readonly #writeKv: FastKV;
   readonly #writeTimeoutMs: number;
   /** Client watches served straight from etcd (watch cache off, or resumes older than the cache). */
   readonly #mux: WatchMux;
@@ -179,6 +183,9 @@ export class EtcdStore implements Store {
     // knows what the write was and can tell whether it was applied.
     this.#client = client((e) => e instanceof GRPCUnavailableError || isCutCall(e));
     this.#writer = client(isUnsentCall);
+    const fast = { endpoints: opts.endpoints, tls: opts.tls, timeoutMs: timeout, maxReceiveBytes: MAX_RECEIVE_BYTES };
+    this.#readKv = new FastKV({ ...fast, mode: 'read' }, this.#client.kv);
+    this.#writeKv = new FastKV({ ...fast, mode: 'write' }, this.#writer.kv);
     this.#writeTimeoutMs = timeout;
     this.#mux = new WatchMux(this.#client);
     this.#feedMux = new WatchMux(this.#client);
@@ -229,8 +236,8 @@ export class EtcdStore implements Store {
     return this.#feedMux.watch(key, exactKey ? undefined : prefixEnd(key), startRevision, handlers);
   }
 
-  get #kv() {
-    return this.#client.kv;
+  get #kv(): FastKV {
+    return this.#readKv;
   }
 
   async create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
@@ -696,6 +703,8 @@ export class EtcdStore implements Store {
   async close(): Promise<void> {
     this.#mux.close();
     this.#feedMux.close();
+    this.#readKv.close();
+    this.#writeKv.close();
     this.#client.close();
     this.#writer.close();
   }
@@ -759,7 +768,7 @@ export class EtcdStore implements Store {
     let cut = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return { res: await this.#writer.kv.txn(req), cut };
+        return { res: await this.#writeKv.txn(req), cut };
       } catch (e) {
         if (value && isEtcdTooLargeError(e)) {
           throw new StorageError('RequestTooLarge', key.toString(), `the object is ${value.length} bytes, more than etcd accepts in one request`, { requested: value.length });

@@ -13,3 +13,4 @@ export { LeaseManager, type LeaseManagerOptions, type GrantLease } from './lease
 export { withTTL } from './ttl.js';
 export { CachedObject } from './cached-object.js';
 export { withResourceVersion } from './object-json.js';
+export { FastKV, type FastKVOptions } from './fast-kv.js';
