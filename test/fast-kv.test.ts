@@ -8,10 +8,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Etcd3, GRPCDeadlineExceededError, GRPCResourceExhastedError } from 'etcd3';
-import { FastKV, isCutCall, type FastKVOptions } from '@plinth/storage';
-import { startTestEtcd, type TestEtcd } from './harness.js';
+import { FastKV, freePort, isCutCall, type FastKVOptions } from '@plinth/storage';
+import { startTestEtcd, tempDir, type TestEtcd } from './harness.js';
 
 let etcd: TestEtcd;
 let client: Etcd3;
@@ -221,5 +224,84 @@ test('a member answering UNAVAILABLE (no leader): a read goes through etcd3, a w
     }
   } finally {
     member.close();
+  }
+});
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl in `dir`. */
+function makePki(dir: string): void {
+  writeFileSync(
+    join(dir, 'openssl.cnf'),
+    [
+      '[req]',
+      'distinguished_name = dn',
+      'prompt = no',
+      '[dn]',
+      'CN = unused',
+      '[ca]',
+      'basicConstraints = critical,CA:TRUE',
+      'keyUsage = critical,keyCertSign,cRLSign,digitalSignature',
+      '[server]',
+      'extendedKeyUsage = serverAuth',
+      'subjectAltName = IP:127.0.0.1',
+      '[client]',
+      'extendedKeyUsage = clientAuth',
+      '',
+    ].join('\n'),
+  );
+  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  for (const name of ['ca', 'server', 'client']) ssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', `${name}.key`);
+  ssl('req', '-x509', '-new', '-key', 'ca.key', '-subj', '/CN=test-ca', '-days', '1', '-config', 'openssl.cnf', '-extensions', 'ca', '-out', 'ca.crt');
+  for (const name of ['server', 'client']) {
+    ssl('req', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-config', 'openssl.cnf', '-out', `${name}.csr`);
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-set_serial', '1', '-days', '1', '-extfile', 'openssl.cnf', '-extensions', name, '-out', `${name}.crt`);
+  }
+}
+
+test('over TLS with client-certificate auth (--client-cert-auth) the calls use its own session, not etcd3', async () => {
+  const dir = tempDir('plinth-fastkv-tls-');
+  makePki(dir);
+  const [port, peer] = [await freePort(), await freePort()];
+  const endpoint = `https://127.0.0.1:${port}`;
+  const member = spawn(
+    'etcd',
+    [
+      `--data-dir=${join(dir, 'data')}`,
+      `--listen-client-urls=${endpoint}`,
+      `--advertise-client-urls=${endpoint}`,
+      `--listen-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-cluster=default=http://127.0.0.1:${peer}`,
+      `--cert-file=${join(dir, 'server.crt')}`,
+      `--key-file=${join(dir, 'server.key')}`,
+      `--trusted-ca-file=${join(dir, 'ca.crt')}`,
+      '--client-cert-auth',
+    ],
+    { stdio: 'ignore' },
+  );
+  const tls = { ca: readFileSync(join(dir, 'ca.crt')), cert: readFileSync(join(dir, 'client.crt')), key: readFileSync(join(dir, 'client.key')) };
+  const tlsClient = new Etcd3({ hosts: [endpoint], credentials: { rootCertificate: tls.ca, certChain: tls.cert, privateKey: tls.key } });
+  const fb = countingFallback(tlsClient.kv);
+  const fast = new FastKV(options(endpoint, 'write', { tls }), fb.kv);
+  try {
+    // etcd is up once etcd3 (the fallback) can write through it.
+    for (let i = 0; ; i++) {
+      try {
+        await tlsClient.put('/fk-tls/a').value('over tls');
+        break;
+      } catch (e) {
+        if (i > 100) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await connected(fast, fb.calls);
+    const before = fb.calls();
+    assert.equal((await fast.range({ key: Buffer.from('/fk-tls/a') })).kvs[0]?.value.toString(), 'over tls');
+    assert.equal(fb.calls(), before, 'served over its own TLS session');
+  } finally {
+    fast.close();
+    tlsClient.close();
+    member.kill('SIGKILL');
+    await new Promise((r) => member.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
   }
 });

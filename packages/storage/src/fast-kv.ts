@@ -16,7 +16,8 @@
  */
 import http2 from 'node:http2';
 import { createRequire } from 'node:module';
-import { isIP } from 'node:net';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { castGrpcError, type Etcd3, type IRangeResponse, type ITxnResponse } from 'etcd3';
@@ -109,6 +110,22 @@ const DEADLINE_TICK_MS = 50;
 /** Receive window of the session and of each stream: a page of a list arrives without stalls. */
 const WINDOW_BYTES = 16 * 1024 * 1024;
 
+/** A TCP (http:) or TLS (https:, offering h2) connection to `url` with TCP_NODELAY. */
+function connectSocket(url: URL, tls: FastKVOptions['tls']): Socket {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  if (url.protocol !== 'https:') return netConnect({ host, port, noDelay: true });
+  const socket = tlsConnect({
+    host,
+    port,
+    ALPNProtocols: ['h2'],
+    // No SNI for an IP address (RFC 6066; Node warns); the certificate is still checked against it.
+    ...(isIP(host) ? {} : { servername: host }),
+    ...(tls ? { ca: tls.ca, ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) } : {}),
+  });
+  return socket.setNoDelay(true);
+}
+
 export class FastKV {
   readonly #opts: FastKVOptions;
   readonly #fallback: KV;
@@ -175,9 +192,9 @@ export class FastKV {
     let s: http2.ClientHttp2Session;
     try {
       s = http2.connect(url.origin, {
-        // No SNI for an IP address (RFC 6066; Node warns); the certificate is still checked against it.
-        ...(url.protocol === 'https:' && isIP(url.hostname.replace(/^\[|\]$/g, '')) ? { servername: '' } : {}),
-        ...(url.protocol === 'https:' && tls ? { ca: tls.ca, ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) } : {}),
+        // Our own socket, for TCP_NODELAY (as grpc-js sets): with Nagle's algorithm a small call
+        // sent while the previous one is unacknowledged waits for the peer's delayed ACK.
+        createConnection: () => connectSocket(url, tls),
         settings: { enablePush: false, initialWindowSize: WINDOW_BYTES },
       });
     } catch {
