@@ -9,6 +9,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { Etcd3 } from 'etcd3';
 import { eventually, kubectlPath, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
@@ -168,6 +169,40 @@ describe('custom resources', () => {
     assert.ok(list.body.items.some((i: { metadata: { name: string } }) => i.metadata.name === 'w1'));
     expectCode(await a.client.delete(widgets('crd', 'w1')), 200);
     expectStatus(await a.client.get(widgets('crd', 'w1')), 404, 'NotFound', 'widgets.example.com "w1" not found');
+  });
+
+  it('an object stored without a defaulted field gets the default on every read; one stored with it is served as stored', async () => {
+    // Objects written without the default (an older schema, another writer): kube defaults them
+    // when it reads them from storage. The key's layout is read off an object plinth wrote.
+    expectCode(await a.client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crd-read' } }), 201);
+    expectCode(await a.client.post(widgets('crd-read'), widget('full', { size: 1, color: 'green' })), 201);
+    const raw = new Etcd3({ hosts: [etcd.endpoint] });
+    try {
+      const keys = await raw.getAll().prefix('/registry/').keys();
+      const fullKey = keys.find((k) => k.endsWith('/crd-read/full'))!;
+      assert.ok(fullKey, 'the stored key of a widget');
+      const stored = JSON.parse((await raw.get(fullKey).string())!) as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+      const bare = { ...stored, metadata: { ...stored.metadata, name: 'bare', uid: 'bare-uid' }, spec: { size: 2 } };
+      await raw.put(fullKey.replace(/\/full$/, '/bare')).value(JSON.stringify(bare));
+    } finally {
+      raw.close();
+    }
+    const specs = (items: Array<{ metadata: { name: string }; spec: unknown }>): Record<string, unknown> => Object.fromEntries(items.map((i) => [i.metadata.name, i.spec]));
+    const want = { bare: { size: 2, color: 'blue' }, full: { size: 1, color: 'green' } };
+    await eventually(async () => (await a.client.get(widgets('crd-read', 'bare'))).status === 200, 10_000, 'the written object in the cache');
+    // Twice: the second read of each is the cache's, after its check of the defaults.
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual((await a.client.get(widgets('crd-read', 'bare'))).body.spec, want.bare, 'get');
+      assert.deepEqual((await a.client.get(widgets('crd-read', 'full'))).body.spec, want.full, 'get');
+      assert.deepEqual((await a.client.get(`${widgets('crd-read', 'bare')}?resourceVersion=0`)).body.spec, want.bare, 'get rv=0');
+      assert.deepEqual(specs((await a.client.get(widgets('crd-read'))).body.items), want, 'list');
+      assert.deepEqual(specs((await a.client.get(`${widgets('crd-read')}?resourceVersion=0`)).body.items), want, 'list rv=0');
+      const first = await a.client.get(`${widgets('crd-read')}?limit=1`);
+      const second = await a.client.get(`${widgets('crd-read')}?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+      assert.deepEqual(specs([...first.body.items, ...second.body.items]), want, 'paged list');
+      const exact = await a.client.get(`${widgets('crd-read')}?resourceVersion=${first.body.metadata.resourceVersion}&resourceVersionMatch=Exact`);
+      assert.deepEqual(specs(exact.body.items), want, 'list at an exact version (etcd)');
+    }
   });
 
   it('schema violations are 422 with kube causes', async () => {

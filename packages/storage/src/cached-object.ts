@@ -7,6 +7,12 @@ import type { StoredObject } from '@plinth/api';
 import { decodeObject } from './object-codec.js';
 import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
 
+/**
+ * Defaulting on read (a CRD schema's defaults): the object itself when no default applies, else a
+ * new object (copy-on-write).
+ */
+export type ReadDefaults = (obj: StoredObject) => StoredObject;
+
 /** Top-level members list items omit (kube's typed lists carry no apiVersion/kind on items). */
 const TYPE_META = ['apiVersion', 'kind'] as const;
 /** #plain: not servable as bytes. */
@@ -28,6 +34,8 @@ export class CachedObject {
    * so that serving it needs no scan.
    */
   #plain: number | undefined;
+  /** A read defaulter found to leave this version unchanged (its bytes are then served as they are). */
+  #undefaulted: ReadDefaults | undefined;
   constructor(text: string, rev: number, size: number) {
     this.text = text;
     this.rev = rev;
@@ -57,17 +65,29 @@ export class CachedObject {
    * The object's JSON with its resourceVersion when it can be served as bytes (see #plain), else
    * undefined: the caller encodes object() instead.
    */
-  json(apiVersion: string, kind: string): string | undefined {
-    if (this.#plain === undefined) this.#plain = this.#check(apiVersion, kind);
-    if (this.#plain === NOT_PLAIN) return undefined;
-    return this.#plain === PLAIN ? withResourceVersion(this.text, String(this.rev)) : cutJson(this.text, this.#plain, String(this.rev));
+  json(apiVersion: string, kind: string, readDefaults?: ReadDefaults): string | undefined {
+    if (!this.#servable(apiVersion, kind, readDefaults)) return undefined;
+    return this.#plain === PLAIN ? withResourceVersion(this.text, String(this.rev)) : cutJson(this.text, this.#plain!, String(this.rev));
   }
 
   /** As json(), without apiVersion and kind (a list item). */
-  itemJson(apiVersion: string, kind: string): string | undefined {
+  itemJson(apiVersion: string, kind: string, readDefaults?: ReadDefaults): string | undefined {
+    if (!this.#servable(apiVersion, kind, readDefaults)) return undefined;
+    return this.#plain === PLAIN ? withResourceVersion(this.text, String(this.rev), TYPE_META) : cutItemJson(this.text, this.#plain!, String(this.rev));
+  }
+
+  /**
+   * Whether the stored bytes are what the reader is to get: plain (see #plain), and left as they
+   * are by `readDefaults` (checked once per defaulter: a CRD's new schema brings a new one).
+   */
+  #servable(apiVersion: string, kind: string, readDefaults: ReadDefaults | undefined): boolean {
     if (this.#plain === undefined) this.#plain = this.#check(apiVersion, kind);
-    if (this.#plain === NOT_PLAIN) return undefined;
-    return this.#plain === PLAIN ? withResourceVersion(this.text, String(this.rev), TYPE_META) : cutItemJson(this.text, this.#plain, String(this.rev));
+    if (this.#plain === NOT_PLAIN) return false;
+    if (!readDefaults || this.#undefaulted === readDefaults) return true;
+    const obj = this.object();
+    if (readDefaults(obj) !== obj) return false;
+    this.#undefaulted = readDefaults;
+    return true;
   }
 
   #check(apiVersion: string, kind: string): number {

@@ -13,7 +13,7 @@ import type { StoredObject } from '@plinth/api';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
 import { StorageError } from './errors.js';
 import { TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
-import { CachedObject } from './cached-object.js';
+import { CachedObject, type ReadDefaults } from './cached-object.js';
 import { parseResourceVersion } from './resource-version.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import type { RawWatch } from './watch-mux.js';
@@ -426,10 +426,10 @@ export class Cacher implements Store {
    * cache serves the read and the stored JSON is what JSON.stringify of the object writes with the
    * cache's apiVersion and kind; otherwise the object, as get() returns it.
    */
-  async getJson(key: string, opts: GetOptions = {}): Promise<string | StoredObject> {
+  async getJson(key: string, opts: GetOptions = {}, readDefaults?: ReadDefaults): Promise<string | StoredObject> {
     const r = await this.#getEntry(key, opts);
     if (!(r instanceof CachedObject)) return r;
-    return r.json(this.#apiVersion, this.#kind) ?? r.object();
+    return r.json(this.#apiVersion, this.#kind, readDefaults) ?? r.object();
   }
 
   async #getEntry(key: string, opts: GetOptions): Promise<CachedObject | StoredObject> {
@@ -495,14 +495,14 @@ export class Cacher implements Store {
    * every item's stored JSON is plain (see getJson), each item's JSON without apiVersion and kind
    * (kube's list items carry none) and resourceVersion included; otherwise what list() returns.
    */
-  async listJson(prefix: string, opts: ListOptions = {}): Promise<{ itemsJson: string[]; resourceVersion: string; continue?: string; remainingItemCount?: number } | ListResult> {
+  async listJson(prefix: string, opts: ListOptions = {}, readDefaults?: ReadDefaults): Promise<{ itemsJson: string[]; resourceVersion: string; continue?: string; remainingItemCount?: number } | ListResult> {
     if (opts.predicate) return this.list(prefix, opts);
     const page = await this.#cachedPage(prefix, opts);
     if (page) {
       const { entries, ...meta } = page;
       const itemsJson: string[] = new Array<string>(entries.length);
       for (let i = 0; i < entries.length; i++) {
-        const j = entries[i]!.itemJson(this.#apiVersion, this.#kind);
+        const j = entries[i]!.itemJson(this.#apiVersion, this.#kind, readDefaults);
         if (j === undefined) return { items: entries.map((e) => e.object()), ...meta, shared: true };
         itemsJson[i] = j;
       }
@@ -511,15 +511,22 @@ export class Cacher implements Store {
     // A list etcd answers (paged, exact) is built from its values' bytes too, each checked once
     // per stored version: by this cache when it holds that version.
     const r = await this.#listEntries(prefix, opts, (p, o) =>
-      this.#etcd.listJson(p, o, this.#apiVersion, this.#kind, (key, rev) => {
-        const c = this.#objects.get(key);
-        return c?.rev === rev ? c : undefined;
-      }),
+      this.#etcd.listJson(
+        p,
+        o,
+        this.#apiVersion,
+        this.#kind,
+        (key, rev) => {
+          const c = this.#objects.get(key);
+          return c?.rev === rev ? c : undefined;
+        },
+        readDefaults,
+      ),
     );
     if (!('entries' in r)) return r;
     const itemsJson: string[] = new Array<string>(r.entries.length);
     for (let i = 0; i < r.entries.length; i++) {
-      const j = r.entries[i]!.itemJson(this.#apiVersion, this.#kind);
+      const j = r.entries[i]!.itemJson(this.#apiVersion, this.#kind, readDefaults);
       if (j === undefined) return { items: r.entries.map((e) => e.object()), resourceVersion: r.resourceVersion, continue: '', shared: true };
       itemsJson[i] = j;
     }

@@ -27,7 +27,7 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { decodeObject, encodeObject, sameContent, writtenObject } from './object-codec.js';
-import { CachedObject } from './cached-object.js';
+import { CachedObject, type ReadDefaults } from './cached-object.js';
 import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
@@ -371,15 +371,22 @@ export class EtcdStore implements Store {
    * encoded as the general path does. The items' JSON joined with ',' is then exactly the
    * `items` of the list object JSON.stringify writes.
    */
-  async listJson(prefix: string, opts: ListOptions, apiVersion: string, kind: string, known?: (key: string, rev: number) => CachedObject | undefined): Promise<ListJson> {
+  async listJson(
+    prefix: string,
+    opts: ListOptions,
+    apiVersion: string,
+    kind: string,
+    known?: (key: string, rev: number) => CachedObject | undefined,
+    readDefaults?: ReadDefaults,
+  ): Promise<ListJson> {
     if (opts.predicate) throw new Error('etcd store: listJson takes no predicate');
     const itemsJson: string[] = [];
     const page = await this.#listRange(prefix, opts, (kv) => {
       const rev = Number(kv.mod_revision);
       const o = known?.(kv.key.toString(), rev) ?? CachedObject.fromBuffer(kv.value, rev);
-      const json = o.itemJson(apiVersion, kind);
+      const json = o.itemJson(apiVersion, kind, readDefaults);
       if (json !== undefined) return itemsJson.push(json);
-      const { apiVersion: _v, kind: _k, ...item } = o.object();
+      const { apiVersion: _v, kind: _k, ...item } = readDefaults ? readDefaults(o.object()) : o.object();
       return itemsJson.push(JSON.stringify(item));
     });
     return { itemsJson, ...page };

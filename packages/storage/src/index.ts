@@ -11,6 +11,6 @@ export { startCompactor, forceCompaction, COMPACT_REV_KEY, type Compactor, type 
 export { TOO_LARGE_WAIT_MS } from './etcd-store.js';
 export { LeaseManager, type LeaseManagerOptions, type GrantLease } from './lease-manager.js';
 export { withTTL } from './ttl.js';
-export { CachedObject } from './cached-object.js';
+export { CachedObject, type ReadDefaults } from './cached-object.js';
 export { withResourceVersion } from './object-json.js';
 export { FastKV, type FastKVOptions } from './fast-kv.js';

@@ -175,11 +175,12 @@ export class ResourceStore {
 
   /**
    * The watch cache, when reads may be answered with its stored bytes: the objects leave as they
-   * are stored (no conversion, no read defaults, the cache's apiVersion and kind are this version's).
+   * are stored (no conversion, the cache's apiVersion and kind are this version's; with read
+   * defaults, only objects the defaults leave as they are, which the cache checks per version).
    */
   get #bytesCache(): Cacher | undefined {
     const s = this.#deps.storage;
-    return s instanceof Cacher && !this.#readDefaults && s.apiVersion === this.#apiVersion && s.kind === this.def.kind ? s : undefined;
+    return s instanceof Cacher && s.apiVersion === this.#apiVersion && s.kind === this.def.kind ? s : undefined;
   }
 
   /** get(), answered as the object's JSON when the watch cache has it as plain bytes. */
@@ -187,8 +188,8 @@ export class ResourceStore {
     const cache = this.#bytesCache;
     if (!cache) return this.get(scope, name, resourceVersion);
     try {
-      const r = await cache.getJson(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' });
-      return typeof r === 'string' ? r : this.#withTypeMeta(r);
+      const r = await cache.getJson(this.key(scope.namespace, name), { resourceVersion: resourceVersion ?? '' }, this.#readDefaults);
+      return typeof r === 'string' ? r : this.#withTypeMeta(this.#read(r));
     } catch (e) {
       throw toStatusError(e, this.def, name);
     }
@@ -199,7 +200,7 @@ export class ResourceStore {
     const cache = this.#bytesCache;
     if (!cache) return this.list(scope, opts);
     try {
-      const r = await cache.listJson(this.collectionPrefix(scope.namespace), opts);
+      const r = await cache.listJson(this.collectionPrefix(scope.namespace), opts, this.#readDefaults);
       return 'itemsJson' in r ? { apiVersion: this.#apiVersion, kind: this.def.listKind, ...r } : this.#listOf(r);
     } catch (e) {
       throw toStatusError(e, this.def, '');
