@@ -2,11 +2,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deprecation, UserInfo } from '@plinth/api';
 import type { RequestInfo } from './request-info.js';
+import type { ResourceTarget } from './handlers/target.js';
 
 export interface RequestContext {
   info: RequestInfo;
   query: URLSearchParams;
   user?: UserInfo;
+  /**
+   * What a resource request addresses, once authorized: set by the resource-target filter
+   * (handlers/target.ts), the only source of the resource, namespace and name handlers act on.
+   */
+  target?: ResourceTarget;
   /** When the request started (process.hrtime.bigint()). */
   start: bigint;
   /**

@@ -65,3 +65,52 @@ test('request targets split without normalisation', () => {
   assert.deepEqual(splitRequestTarget('*'), { path: '', query: '' });
   assert.deepEqual(splitRequestTarget('/p#frag'), { path: '/p', query: '' });
 });
+
+test("a Namespace's own paths are no namespaced paths; namespaces/<ns>/<resource> is", () => {
+  const own = info('DELETE', '/api/v1/namespaces/team');
+  assert.deepEqual([own.namespace, own.resource, own.name, own.pathName, own.namespacedPath], ['team', 'namespaces', 'team', 'team', false]);
+  const fin = info('PUT', '/api/v1/namespaces/team/finalize');
+  assert.deepEqual([fin.namespace, fin.name, fin.subresource, fin.namespacedPath], ['team', 'team', 'finalize', false]);
+  // The same RequestInfo kube derives, but a namespaced path: no route serves it.
+  const other = info('DELETE', '/api/v1/namespaces/team/namespaces/other');
+  assert.deepEqual([other.namespace, other.resource, other.name, other.namespacedPath], ['team', 'namespaces', 'other', true]);
+  assert.equal(info('GET', '/api/v1/namespaces/team/namespaces').namespacedPath, true);
+  assert.equal(info('GET', '/api/v1/watch/namespaces/team/namespaces').namespacedPath, true);
+});
+
+test("kube's special verbs: /watch/ and /proxy/ set the verb whatever the method", () => {
+  const post = info('POST', '/api/v1/watch/namespaces/a/secrets');
+  assert.deepEqual([post.verb, post.legacyWatch, post.namespace, post.resource], ['watch', true, 'a', 'secrets']);
+  assert.deepEqual([info('DELETE', '/api/v1/watch/namespaces/a/secrets/s1').verb, info('GET', '/api/v1/watch/secrets').verb], ['watch', 'watch']);
+  const proxy = info('GET', '/api/v1/proxy/namespaces/a/pods/p/x/y');
+  assert.deepEqual([proxy.verb, proxy.legacyProxy, proxy.resource, proxy.name, proxy.subresource], ['proxy', true, 'pods', 'p', '']);
+  assert.equal(info('GET', '/api/v1/pods?watch=FALSE').verb, 'list');
+});
+
+test("kube 1.24: a list or watch whose fieldSelector requires metadata.name names that object (RequestInfo.Name)", () => {
+  const cases: Array<[string, string, string]> = [
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1', 'list', 's1'],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3D%3Ds1&watch=true', 'watch', 's1'],
+    ['/api/v1/secrets?fieldSelector=metadata.namespace%3Da,metadata.name%3Ds1', 'list', 's1'],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name!%3Ds1', 'list', ''],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.namespace%3Da', 'list', ''],
+    // Not a valid path segment: no name.
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3D..', 'list', ''],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Da%2Fb', 'list', ''],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Da%25b', 'list', ''],
+    // The query does not decode as ListOptions: kube ignores it all.
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1&labelSelector=%3D%3D', 'list', ''],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1&limit=x', 'list', ''],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1&timeoutSeconds=', 'list', ''],
+    ['/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1&limit=10&timeoutSeconds=5', 'list', 's1'],
+    // /watch/ paths have the verb watch from the start: kube sets no name from the selector there.
+    ['/api/v1/watch/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1', 'watch', ''],
+  ];
+  for (const [url, verb, name] of cases) {
+    const got = info('GET', url);
+    assert.deepEqual([got.verb, got.name, got.pathName], [verb, name, ''], url);
+  }
+  // Only get becomes list: a DELETE of a collection stays deletecollection, unnamed.
+  const dc = info('DELETE', '/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1');
+  assert.deepEqual([dc.verb, dc.name], ['deletecollection', '']);
+});

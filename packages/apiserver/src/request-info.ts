@@ -2,6 +2,7 @@
  * kube's RequestInfo: what a URL and method mean (verb, group, version, namespace, resource,
  * subresource, name), derived once per request by the request-info filter.
  */
+import { SelectorParseError, parseFieldSelector, parseLabelSelector } from '@plinth/api';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -22,12 +23,31 @@ export interface RequestInfo {
   namespace: string;
   resource: string;
   subresource: string;
+  /**
+   * kube's RequestInfo.Name: the object's name from the path or, for a list or watch (not on a
+   * `/watch/` path), the name a `fieldSelector` requires exactly (`metadata.name=<x>`), so RBAC
+   * `resourceNames`, audit and APF see it. Routing uses `pathName`.
+   */
   name: string;
-  /** The rest of the path after the sub-resource (proxy-style), rarely used. */
+  /** The path from the resource on: resource, name, sub-resource and anything after (kube's Parts). */
   parts: string[];
+  /** The object's name as the path gives it ('' for a collection): what routing addresses. */
+  pathName: string;
+  /**
+   * The path has the `namespaces/<namespace>/<resource>` form. False for a Namespace's own paths
+   * (`/namespaces/<name>[/status|/finalize]`), where `namespace` is the Namespace's name, as kube
+   * reports it (RBAC relies on it), though the resource is cluster-scoped.
+   */
+  namespacedPath: boolean;
+  /** The path is under `/watch/` (kube's deprecated watch routes): the verb is `watch` whatever the method. */
+  legacyWatch: boolean;
+  /** The path is under `/proxy/` (kube's special verb `proxy`; plinth serves no proxy route). */
+  legacyProxy: boolean;
 }
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+/** kube's specialVerbs: a path segment before the resource that sets the verb. */
+const SPECIAL_VERBS = new Set(['proxy', 'watch']);
 
 /** A request target split into its raw path and raw query string. */
 export interface RequestTarget {
@@ -67,6 +87,10 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     subresource: '',
     name: '',
     parts: [],
+    pathName: '',
+    namespacedPath: false,
+    legacyWatch: false,
+    legacyProxy: false,
   };
   // Segments are split first, then unescaped (a client may send `system%3Aview`; `%2F` stays inside
   // its segment and can never name an object, nor can `%2e%2e` step out of one).
@@ -89,57 +113,91 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   info.isResourceRequest = true;
   info.hasEmptySegment = hasEmptySegment;
 
-  switch (method) {
-    case 'POST':
-      info.verb = 'create';
-      break;
-    case 'GET':
-    case 'HEAD':
-      info.verb = 'get';
-      break;
-    case 'PUT':
-      info.verb = 'update';
-      break;
-    case 'PATCH':
-      info.verb = 'patch';
-      break;
-    case 'DELETE':
-      info.verb = 'delete';
-      break;
-    default:
-      info.verb = '';
-  }
-
-  // Legacy watch paths: /api/v1/watch/namespaces/x/pods
-  let legacyWatch = false;
-  if (cur[0] === 'watch') {
-    legacyWatch = true;
+  // kube's specialVerbs (/watch/…, /proxy/…) set the verb whatever the HTTP method.
+  if (SPECIAL_VERBS.has(cur[0]!) && cur.length >= 2) {
+    info.verb = cur[0]!;
+    info.legacyWatch = cur[0] === 'watch';
+    info.legacyProxy = cur[0] === 'proxy';
     cur = cur.slice(1);
-    if (info.verb === 'get') info.verb = 'watch';
+  } else {
+    info.verb = VERB_OF_METHOD.get(method) ?? '';
   }
-  // Namespaces
-  if (cur[0] === 'namespaces') {
-    if (cur.length > 1) {
-      info.namespace = cur[1]!;
-      // /namespaces/<name> and /namespaces/<name>/<subresource> address the Namespace itself.
-      if (cur.length > 2 && !NAMESPACE_SUBRESOURCES.has(cur[2]!)) {
-        cur = cur.slice(2);
-      }
+  if (cur[0] === 'namespaces' && cur.length > 1) {
+    info.namespace = cur[1]!;
+    // /namespaces/<name> and /namespaces/<name>/<subresource> address the Namespace itself.
+    if (cur.length > 2 && !NAMESPACE_SUBRESOURCES.has(cur[2]!)) {
+      cur = cur.slice(2);
+      info.namespacedPath = true;
     }
   }
   info.parts = cur;
-  if (cur.length >= 3) info.subresource = cur[2]!;
+  // proxy takes no sub-resource (kube's specialVerbsNoSubresources).
+  if (cur.length >= 3 && !info.legacyProxy) info.subresource = cur[2]!;
   if (cur.length >= 2) info.name = cur[1]!;
   if (cur.length >= 1) info.resource = cur[0]!;
-  // Note: for /api/v1/namespaces/<name> kube reports namespace == name (RBAC relies on it);
-  // handlers treat the namespaces resource as cluster-scoped all the same.
+  info.pathName = info.name;
 
   if (info.name === '' && info.verb === 'get') {
-    const w = query.get('watch');
-    info.verb = legacyWatch || (w !== null && w !== '0' && w !== 'false') ? 'watch' : 'list';
+    info.verb = isTrue(query.get('watch')) ? 'watch' : 'list';
+    info.name = nameRequiredByFieldSelector(query);
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
+}
+
+const VERB_OF_METHOD: ReadonlyMap<string, string> = new Map([
+  ['POST', 'create'],
+  ['GET', 'get'],
+  ['HEAD', 'get'],
+  ['PUT', 'update'],
+  ['PATCH', 'patch'],
+  ['DELETE', 'delete'],
+]);
+
+/** A boolean query parameter as kube's Convert_Slice_string_To_bool reads it: absent, `0` or `false` (any case) is false. */
+function isTrue(value: string | null): boolean {
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/**
+ * kube 1.24's RequestInfoFactory: a list or watch whose `fieldSelector` requires `metadata.name`
+ * to equal a value that is a valid path segment names that object (RBAC `resourceNames` then
+ * apply: `kubectl get secret s1 -w`). Only when the query decodes as ListOptions: a malformed
+ * selector, `limit` or `timeoutSeconds` leaves the name empty (kube logs and ignores the error).
+ */
+function nameRequiredByFieldSelector(query: URLSearchParams): string {
+  const fs = query.get('fieldSelector');
+  if (!fs) return '';
+  let name: string | undefined;
+  try {
+    name = parseFieldSelector(fs).requiresExactMatch('metadata.name');
+    if (name === undefined || name === '' || !isValidPathSegmentName(name)) return '';
+    const ls = query.get('labelSelector');
+    if (ls) parseLabelSelector(ls);
+  } catch (e) {
+    if (e instanceof SelectorParseError) return '';
+    throw e;
+  }
+  for (const p of ['limit', 'timeoutSeconds']) {
+    const v = query.get(p);
+    if (v !== null && !isInt64(v)) return '';
+  }
+  return name;
+}
+
+/** Go's path.IsValidPathSegmentName: not `.` or `..`, no `/` or `%`. */
+function isValidPathSegmentName(name: string): boolean {
+  return name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Whether Go's strconv.ParseInt(v, 10, 64) accepts `v`. */
+function isInt64(v: string): boolean {
+  if (!/^[+-]?\d+$/.test(v)) return false;
+  const n = BigInt(v);
+  return n >= INT64_MIN && n <= INT64_MAX;
 }
 
 function unescapeSegment(segment: string): string {

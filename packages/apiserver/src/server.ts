@@ -21,6 +21,7 @@ import { createLogger, type Logger } from './log.js';
 import { contextOf, type Handler } from './context.js';
 import { withAuthentication, withAuthorization, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
+import { withResourceTarget } from './handlers/target.js';
 import { createAuthenticationStorages } from './registry/authentication.js';
 import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
@@ -150,9 +151,11 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
   // authenticate (failures audited) → audit → impersonate → priority and fairness (or max
-  // in-flight) → authorize → route. Metrics: the route is instrumented (kube counts what its
+  // in-flight) → authorize → resource target → route. Metrics: the route is instrumented (kube counts what its
   // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
-  const authorized = withAuthorization(metrics.instrument(route), config.authorizer);
+  // A resource request's target is resolved (a path that is no route: 404) once it is authorized,
+  // before it is instrumented or reaches any handler (handlers/target.ts).
+  const authorized = withAuthorization(withResourceTarget(metrics.instrument(route), { catalog }), config.authorizer);
   // kube: APF with its gate on and a positive total limit, the max-in-flight filter otherwise.
   const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
   const limited = metrics.trackInflight(

@@ -36,8 +36,9 @@ import {
   type StoredObject,
 } from '@plinth/api';
 import { contextOf, type Handler } from '../context.js';
+import { targetOf } from '../handlers/target.js';
 import { PROTOBUF_MEDIA_TYPES, bodyEncoding, negotiate, type ResponseFormat } from '../negotiation.js';
-import { addWarning, parseBody, parseJsonText, readBody, writeObject } from '../http.js';
+import { parseBody, parseJsonText, readBody, writeObject } from '../http.js';
 import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import { now, type RequestScope, type ResourceStore } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from '../handlers/options.js';
@@ -66,11 +67,12 @@ function withoutProtobuf(accept: string): string {
 /** Serves custom resources' special cases; passes every other request to `next`. */
 export function withCustomResources(next: Handler, deps: CustomResourceHandlerDeps): Handler {
   return async (req, res) => {
-    const { info } = contextOf(req);
-    const def = info.isResourceRequest ? deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource) : undefined;
-    const cr = def ? customResourceInfo(def) : undefined;
-    const store = def ? deps.stores.get(def) : undefined;
-    if (!def || !cr || !store) return next(req, res);
+    const { info, user } = contextOf(req);
+    const target = targetOf(req);
+    const { def } = target;
+    const cr = customResourceInfo(def);
+    const store = cr ? deps.stores.get(def) : undefined;
+    if (!cr || !store) return next(req, res);
 
     const accept = req.headers.accept;
     if (accept) {
@@ -84,21 +86,15 @@ export function withCustomResources(next: Handler, deps: CustomResourceHandlerDe
     } else if ((info.verb === 'create' || info.verb === 'update') && PROTOBUF_MEDIA_TYPES.includes(contentType)) {
       throw unsupportedMediaType(BODY_TYPES);
     }
-    if (info.verb === 'create' && !info.subresource && cr.lifecycle.terminating) {
+    if (info.verb === 'create' && !target.subresource && cr.lifecycle.terminating) {
       const e = methodNotSupported(groupResourceOf(def), info.verb);
       throw new StatusError({ code: e.code, reason: e.reason, message: 'create not allowed while custom resource definition is terminating', ...(e.details ? { details: e.details } : {}) });
     }
-    if (info.subresource === 'scale' && cr.scale && info.parts.length <= 3) {
-      if (def.deprecation) addWarning(res, def.deprecation.warning);
-      return serveScale(req, res, def, store, cr.scale, deps.catalog, scopeOf(req, def));
+    if (target.subresource?.name === 'scale' && cr.scale) {
+      return serveScale(req, res, { def, store, scale: cr.scale, catalog: deps.catalog, name: target.name, scope: { user: user!, namespace: target.namespace } });
     }
     return next(req, res);
   };
-}
-
-function scopeOf(req: IncomingMessage, def: ResourceDefinition): RequestScope {
-  const { info, user } = contextOf(req);
-  return { user: user!, namespace: def.namespaced ? info.namespace : '' };
 }
 
 const jsonFormat = (req: IncomingMessage): ResponseFormat => negotiate(req.headers.accept, { allowTable: false, allowProtobuf: false });
@@ -220,6 +216,16 @@ function setAtPath(obj: Record<string, unknown>, path: string, value: unknown): 
   cur[keys[keys.length - 1]!] = value;
 }
 
+/** A scale request: the custom resource's target (namespace from `scope`, `name`), its store and scale paths. */
+interface ScaleRequest {
+  def: ResourceDefinition;
+  store: ResourceStore;
+  scale: CRDScale;
+  catalog: Catalog;
+  scope: RequestScope;
+  name: string;
+}
+
 type ScaleWrite = { kind: 'apply'; applied: Record<string, unknown>; force: boolean } | { kind: 'update'; next(current: StoredObject): unknown };
 
 /**
@@ -229,11 +235,12 @@ type ScaleWrite = { kind: 'apply'; applied: Record<string, unknown>; force: bool
  * the replicas path, the write is recorded under sub-resource `scale`, and the result is merged
  * back into the parent's managedFields.
  */
-async function serveScale(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, store: ResourceStore, scale: CRDScale, catalog: Catalog, scope: RequestScope): Promise<void> {
+async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleRequest): Promise<void> {
+  const { def, store, scale, catalog, scope, name } = s;
   const { info, query } = contextOf(req);
   const format = jsonFormat(req);
   if (info.verb === 'get') {
-    const current = scaleOf(await store.get(scope, info.name), scale, true);
+    const current = scaleOf(await store.get(scope, name), scale, true);
     // kube's ScaleREST.Get: an object without spec replicas has no Scale (an internal error there).
     if ((current['spec'] as { replicas: number }).replicas === INVALID_SPEC_REPLICAS) throw internalError(`the spec replicas field ${JSON.stringify(scale.specReplicasPath)} does not exist`);
     writeObject(req, res, query, 200, current, format);
@@ -252,8 +259,8 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, def: Resour
     const body = await readBody(req);
     if (apply) {
       const applied = parseApplyBody(body);
-      const name = isPlainObject(applied['metadata']) ? applied['metadata']['name'] : undefined;
-      if (name !== undefined && name !== info.name) throw badRequest(`the name of the object (${String(name)}) does not match the name on the URL (${info.name})`);
+      const bodyName = isPlainObject(applied['metadata']) ? applied['metadata']['name'] : undefined;
+      if (bodyName !== undefined && bodyName !== name) throw badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
       write = { kind: 'apply', applied, force: opts.force };
     } else {
       write = { kind: 'update', next: jsonOrMergePatch(type, body) };
@@ -264,7 +271,7 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, def: Resour
     write = { kind: 'update', next: () => body };
   }
   const parentApiVersion = apiVersionOf(def);
-  const out = await store.modify(scope, info.name, (obj) => {
+  const out = await store.modify(scope, name, (obj) => {
     const parentEntries = obj.metadata.managedFields;
     const old = scaleOf(obj, scale, true);
     const oldEntries = toScaleEntries(parentEntries, scale.specReplicasPath);
@@ -276,11 +283,11 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, def: Resour
       wanted = decodeInto(scaleKind, catalog, merged);
     } else {
       wanted = decodeInto(scaleKind, catalog, write.next(old));
-      if (wanted.metadata.name && wanted.metadata.name !== info.name) throw badRequest(`the name of the object (${wanted.metadata.name}) does not match the name on the URL (${info.name})`);
+      if (wanted.metadata.name && wanted.metadata.name !== name) throw badRequest(`the name of the object (${wanted.metadata.name}) does not match the name on the URL (${name})`);
       wanted = scaleFields().update(old, wanted, { manager, apiVersion: SCALE_API_VERSION, time, subresource: 'scale' }) as StoredObject;
     }
     const rv = wanted.metadata.resourceVersion;
-    if (rv && rv !== obj.metadata.resourceVersion) throw conflict(groupResourceOf(def), info.name, OPTIMISTIC_LOCK_MESSAGE);
+    if (rv && rv !== obj.metadata.resourceVersion) throw conflict(groupResourceOf(def), name, OPTIMISTIC_LOCK_MESSAGE);
     const replicas = (wanted['spec'] as { replicas?: number } | undefined)?.replicas ?? 0;
     if (replicas === INVALID_SPEC_REPLICAS) throw badRequest(`the spec replicas field ${JSON.stringify(scale.specReplicasPath)} cannot be empty`);
     setAtPath(obj, scale.specReplicasPath, replicas);

@@ -10,7 +10,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, type Catalog, type KindDefinition, type ResourceDefinition, type UserInfo } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain } from '@plinth/admission';
 import type { CreateOnlyStorage } from '../registry/create-only.js';
-import type { RequestInfo } from '../request-info.js';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
 import { parseDryRun, parseFieldManager } from './options.js';
@@ -32,11 +31,6 @@ export interface CreateOnlyRequest {
   namespace: string;
   /** The parent object's name for a sub-resource; '' for a collection. */
   name: string;
-}
-
-/** A path under `/watch/` (kube's deprecated watch routes), which no create-only resource has. */
-export function isLegacyWatchPath(info: RequestInfo): boolean {
-  return info.path.split('/')[info.apiPrefix === 'api' ? 3 : 4] === 'watch';
 }
 
 export async function handleCreateOnly(r: CreateOnlyRequest): Promise<void> {

@@ -59,7 +59,7 @@ async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptionsBody>
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const opts = await readDeleteOptions(r);
-  const { result } = await r.store.delete(r.scope, r.info.name, {
+  const { result } = await r.store.delete(r.scope, r.target.name, {
     dryRun: opts.dryRun,
     ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
     propagationPolicy: opts.propagationPolicy,

@@ -13,13 +13,13 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   const rv = resourceVersionParam(r.query);
   if (isPlainJson(r, format)) {
     // The watch cache's stored bytes, when they are exactly what encoding the object would write.
-    const out = await r.store.getJson(r.scope, r.info.name, rv);
+    const out = await r.store.getJson(r.scope, r.target.name, rv);
     if (typeof out === 'string') writeJsonBody(r.req, r.res, out, format);
     else writeObject(r.req, r.res, r.query, 200, out, format);
     return;
   }
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
-  const obj = await r.store.get(r.scope, r.info.name, rv);
+  const obj = await r.store.get(r.scope, r.target.name, rv);
   writeObject(r.req, r.res, r.query, 200, format.table ? tableOfObject(r.def, obj, include, format.table) : obj, format);
 }
 

@@ -153,6 +153,6 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
     };
   }
   // ServerSideApply off: kube builds no field manager, so managedFields are not tracked.
-  const { object, created } = await r.store.patch(r.scope, r.info.name, op, { dryRun, manager: ssa ? manager : undefined, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
+  const { object, created } = await r.store.patch(r.scope, r.target.name, op, { dryRun, manager: ssa ? manager : undefined, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }

@@ -1,26 +1,16 @@
 /**
- * Routes a resource request (RequestInfo says which) to its verb handler, after resolving the
- * resource in the catalog: unknown resource → 404, verb not served → 405. A resource that is not
- * stored, and a sub-resource of its own kind, has one route: POST (handlers/create-only.ts).
+ * Routes a resource request to its verb handler. The resource, sub-resource, namespace and name
+ * come from the request's resolved target (target.ts: a path that is no route is a 404 there);
+ * here a method the route does not take is a 405. A resource that is not stored, and a
+ * sub-resource of its own kind, has one route: POST (handlers/create-only.ts).
  */
 import { servesProtobuf } from '../protobuf/codec.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  badRequest,
-  isStored,
-  methodNotSupported,
-  nameIsPathSegment,
-  pathNotFound,
-  type Catalog,
-  type ResourceDefinition,
-  type UserInfo,
-  type Verb,
-} from '@plinth/api';
+import { isStored, methodNotSupported, pathNotFound, type Catalog, type ResourceDefinition, type SubresourceDefinition, type UserInfo, type Verb } from '@plinth/api';
 import type { AdmissionChain } from '@plinth/admission';
 import { contextOf, type Handler } from '../context.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { CreateOnlyStorages } from '../registry/create-only.js';
-import type { RequestInfo } from '../request-info.js';
 import { negotiate } from '../negotiation.js';
 import { addWarning, writeObject } from '../http.js';
 import type { ResourceRequest } from './scope.js';
@@ -33,7 +23,8 @@ import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handlePatch } from './patch.js';
 import { parseDryRun, parseFieldManager, resourceVersionParam } from './options.js';
 import { readObject } from './body.js';
-import { handleCreateOnly, isLegacyWatchPath } from './create-only.js';
+import { handleCreateOnly } from './create-only.js';
+import { targetOf, type ResourceTarget } from './target.js';
 
 /** The verbs this server's handlers implement; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -62,16 +53,9 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
   checkServed(deps);
   return async (req: IncomingMessage, res: ServerResponse) => {
     const { info, query, user } = contextOf(req);
-    if (info.hasEmptySegment) throw pathNotFound();
-    const def = deps.catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!def) throw pathNotFound();
-    if (def.deprecation) markDeprecated(req, res, def);
-    // Unescaped path segments must still be single segments (kube's ValidatePathSegmentName).
-    for (const [what, value] of [['resource name', info.name], ['namespace', info.namespace]] as const) {
-      const problems = nameIsPathSegment(value, false).filter((m) => !m.startsWith('must be no more'));
-      if (value && problems.length > 0) throw badRequest(`invalid ${what} ${JSON.stringify(value)}: [${problems.join(', ')}]`);
-    }
-    if (!isStored(def)) return serveCreateOnlyResource(req, res, def, deps, user!);
+    const target = targetOf(req);
+    const { def } = target;
+    if (!isStored(def)) return serveCreateOnlyResource(req, res, target, deps, user!);
     // A custom resource's store comes and goes with its definition: between the two, 404.
     const store = deps.stores.get(def);
     if (!store) throw pathNotFound();
@@ -81,26 +65,24 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       info,
       query,
       def,
+      target,
       store,
       catalog: deps.catalog,
       features: deps.features,
-      scope: { user: user!, namespace: def.namespaced ? info.namespace : '', warn: (m) => addWarning(res, m) },
+      scope: { user: user!, namespace: target.namespace, warn: (m) => addWarning(res, m) },
     };
-    if (info.subresource) {
-      await serveSubresource(r, deps);
+    if (target.subresource) {
+      await serveSubresource(r, target.subresource, deps);
       return;
     }
     const verb = info.verb as Verb;
+    // kube's /watch/ routes take GET only.
+    if (target.legacyWatch && req.method !== 'GET' && req.method !== 'HEAD') throw methodNotSupported(undefined, verb);
     if (!def.verbs.includes(verb) || !SERVED_VERBS.has(verb)) throw methodNotSupported(undefined, verb);
-    // A cluster-scoped resource has no namespaced paths (a Namespace's own name is not one).
-    if (!def.namespaced && info.namespace && !(def.group === '' && def.plural === 'namespaces')) throw pathNotFound();
-    if ((verb === 'update' || verb === 'patch') && !info.name) throw methodNotSupported(undefined, verb);
-    if (def.namespaced && !info.namespace) {
-      // Across all namespaces kube serves only list and watch: no object is addressed without
-      // its namespace, and nothing is created or deleted en masse there.
-      if (info.name) throw pathNotFound();
-      if (verb !== 'list' && verb !== 'watch') throw methodNotSupported(undefined, verb);
-    }
+    if ((verb === 'update' || verb === 'patch') && !target.name) throw methodNotSupported(undefined, verb);
+    // Across all namespaces kube serves only list and watch: nothing is created or deleted en
+    // masse there (a named object there is no route at all: see target.ts).
+    if (def.namespaced && !target.namespace && verb !== 'list' && verb !== 'watch') throw methodNotSupported(undefined, verb);
     switch (verb) {
       case 'get':
         return handleGet(r);
@@ -109,7 +91,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       case 'watch':
         return handleList(r, true);
       case 'create':
-        if (info.name) throw methodNotSupported(undefined, verb);
+        if (target.name) throw methodNotSupported(undefined, verb);
         return handleCreate(r);
       case 'update':
         return handleUpdate(r);
@@ -125,41 +107,24 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
   };
 }
 
-/**
- * A request to a deprecated version: kube's deprecation filter adds the version's warning to the
- * response and marks the request for the audit annotation and the deprecated-API metric.
- */
-function markDeprecated(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition): void {
-  const ctx = contextOf(req);
-  const deprecation = def.deprecation!;
-  ctx.deprecated = { group: def.group, version: def.version, resource: def.plural, subresource: ctx.info.subresource, deprecation };
-  addWarning(res, deprecation.warning);
-}
-
-/** A resource that is not stored: POST to its collection, and no other route. */
-async function serveCreateOnlyResource(req: IncomingMessage, res: ServerResponse, def: ResourceDefinition, deps: ResourceHandlerDeps, user: UserInfo): Promise<void> {
+/** A resource that is not stored: POST to its collection (target.ts leaves no other path). */
+async function serveCreateOnlyResource(req: IncomingMessage, res: ServerResponse, target: ResourceTarget, deps: ResourceHandlerDeps, user: UserInfo): Promise<void> {
   const { info, query } = contextOf(req);
-  if (info.name || info.subresource || !scopeMatches(def, info) || isLegacyWatchPath(info)) throw pathNotFound();
   if (info.verb !== 'create') throw methodNotSupported(undefined, info.verb);
   await handleCreateOnly({
     req,
     res,
     query,
     catalog: deps.catalog,
-    resource: def,
+    resource: target.def,
     subresource: '',
-    kind: def,
-    storage: deps.createOnly.get(def)!,
+    kind: target.def,
+    storage: deps.createOnly.get(target.def)!,
     admission: deps.admission,
     user,
-    namespace: def.namespaced ? info.namespace : '',
+    namespace: target.namespace,
     name: '',
   });
-}
-
-/** A namespaced resource is addressed in a namespace, a cluster-scoped one outside any. */
-function scopeMatches(def: ResourceDefinition, info: RequestInfo): boolean {
-  return def.namespaced ? info.namespace !== '' : info.namespace === '';
 }
 
 /**
@@ -168,11 +133,8 @@ function scopeMatches(def: ResourceDefinition, info: RequestInfo): boolean {
  * (namespaces/status, namespaces/finalize, customresourcedefinitions/status, custom resources'
  * status), whose writes managedFields record under the sub-resource's name.
  */
-async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): Promise<void> {
-  const sub = r.def.subresources.find((s) => s.name === r.info.subresource);
-  if (!sub || r.info.parts.length > 3) throw pathNotFound();
+async function serveSubresource(r: ResourceRequest, sub: SubresourceDefinition, deps: ResourceHandlerDeps): Promise<void> {
   if (sub.kind) {
-    if (!scopeMatches(r.def, r.info) || isLegacyWatchPath(r.info)) throw pathNotFound();
     if (r.info.verb !== 'create' || !sub.verbs.includes('create')) throw methodNotSupported(undefined, r.info.verb);
     await handleCreateOnly({
       req: r.req,
@@ -185,8 +147,8 @@ async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): 
       storage: deps.createOnly.get(sub)!,
       admission: deps.admission,
       user: r.scope.user,
-      namespace: r.scope.namespace,
-      name: r.info.name,
+      namespace: r.target.namespace,
+      name: r.target.name,
     });
     return;
   }
@@ -194,7 +156,7 @@ async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): 
   if (!strategy) throw pathNotFound();
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   if (r.info.verb === 'get' && sub.verbs.includes('get')) {
-    writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.info.name, resourceVersionParam(r.query)), format);
+    writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.target.name, resourceVersionParam(r.query)), format);
     return;
   }
   if (r.info.verb === 'patch' && sub.verbs.includes('patch')) return handlePatch(r, strategy);
@@ -203,7 +165,7 @@ async function serveSubresource(r: ResourceRequest, deps: ResourceHandlerDeps): 
   const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
   const obj = await readObject(r);
   checkName(r, obj.metadata.name, obj.metadata.namespace);
-  obj.metadata.name = r.info.name;
-  const { object } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
+  obj.metadata.name = r.target.name;
+  const { object } = await r.store.update(r.scope, r.target.name, obj, { dryRun, manager, fieldManager: r.query.get('fieldManager') || undefined }, strategy);
   writeObject(r.req, r.res, r.query, 200, object, format);
 }

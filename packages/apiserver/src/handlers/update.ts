@@ -13,17 +13,17 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const manager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
   const obj = await readObject(r, fieldValidationOf(r, 'UpdateOptions'));
   checkName(r, obj.metadata.name, obj.metadata.namespace);
-  obj.metadata.name = r.info.name;
+  obj.metadata.name = r.target.name;
   // ServerSideApply off: kube builds no field manager, so managedFields are not tracked.
-  const { object, created } = await r.store.update(r.scope, r.info.name, obj, { dryRun, manager: r.features.enabled('ServerSideApply') ? manager : undefined, fieldManager: r.query.get('fieldManager') || undefined });
+  const { object, created } = await r.store.update(r.scope, r.target.name, obj, { dryRun, manager: r.features.enabled('ServerSideApply') ? manager : undefined, fieldManager: r.query.get('fieldManager') || undefined });
   writeObject(r.req, r.res, r.query, created ? 201 : 200, object, format);
 }
 
 /** kube's checkName: the body must name the object of the URL; its namespace may be omitted. */
 export function checkName(r: ResourceRequest, name: string | undefined, namespace: string | undefined): void {
-  if (!name) throw badRequest(`the name of the object (${r.info.name} based on URL) was undeterminable: name must be provided`);
-  if (name !== r.info.name) {
-    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.info.name})`);
+  if (!name) throw badRequest(`the name of the object (${r.target.name} based on URL) was undeterminable: name must be provided`);
+  if (name !== r.target.name) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.target.name})`);
   }
   if (r.def.namespaced && namespace && namespace !== r.scope.namespace) {
     throw badRequest(`the namespace of the object (${namespace}) does not match the namespace on the request (${r.scope.namespace})`);

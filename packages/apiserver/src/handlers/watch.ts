@@ -119,7 +119,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   const protobufStream = format.encoding === 'protobuf';
   const watchOpts = { resourceVersion: opts.resourceVersion ?? '', bookmarks: opts.allowWatchBookmarks, ...(opts.predicate ? { predicate: opts.predicate } : {}) };
   // The legacy /watch/.../<name> path watches one object.
-  const watcher = await r.store.watch(r.scope, watchOpts, r.info.name || undefined);
+  const watcher = await r.store.watch(r.scope, watchOpts, r.target.name || undefined);
   const { res } = r;
   // kube's apiserver_registered_watchers and apiserver_watch_events_{total,sizes}, by the watched
   // group, version and kind (children looked up once per watch).

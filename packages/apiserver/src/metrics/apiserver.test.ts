@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Catalog, builtinResources, tooManyRequests } from '@plinth/api';
 import { setContext, type Handler } from '../context.js';
 import { parseRequestInfo } from '../request-info.js';
+import { resolveResourceTarget } from '../handlers/target.js';
 import { ApiserverMetrics } from './apiserver.js';
 
 function request(method: string, path: string): { req: IncomingMessage; res: ServerResponse } {
@@ -11,13 +12,17 @@ function request(method: string, path: string): { req: IncomingMessage; res: Ser
   const res = { statusCode: 200, getHeader: () => undefined, once: () => undefined } as unknown as ServerResponse;
   const [p, q = ''] = path.split('?');
   const query = new URLSearchParams(q);
-  setContext(req, { info: parseRequestInfo(method, p!, query), query, start: process.hrtime.bigint() });
+  const info = parseRequestInfo(method, p!, query);
+  // As the resource-target filter leaves it for the route.
+  setContext(req, { info, query, start: process.hrtime.bigint(), target: resolveResourceTarget(CATALOG, info, method) });
   return { req, res };
 }
 
+const CATALOG = new Catalog(builtinResources());
+
 function metrics(): ApiserverMetrics {
   const m = new ApiserverMetrics({ recording: true, showHidden: false });
-  m.attach(new Catalog(builtinResources()));
+  m.attach(CATALOG);
   return m;
 }
 

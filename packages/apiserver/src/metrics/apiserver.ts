@@ -256,9 +256,8 @@ export class ApiserverMetrics {
   // ---- requests -------------------------------------------------------------------------------
 
   /**
-   * The served resource and sub-resource a request addresses, or undefined (a non-resource
-   * request, or a path no route serves: kube instruments routes, so those are not counted —
-   * which also keeps made-up paths from creating series).
+   * For a request refused before it is routed (429): the served resource and sub-resource it
+   * names, or undefined (made-up paths create no series).
    */
   #servedDef(ctx: RequestContext): ResourceDefinition | undefined {
     const { info } = ctx;
@@ -268,31 +267,24 @@ export class ApiserverMetrics {
     return def;
   }
 
-  /** The series of a request, or undefined when kube would not count it. */
+  /**
+   * The series of a routed request, or undefined when kube would not count it: a resource request
+   * counts once its target is resolved (a path no route serves is not counted, which also keeps
+   * made-up paths from creating series), with its route's scope (kube's installer labels a list
+   * `namespace` or `cluster` even when a fieldSelector names one object).
+   */
   #seriesOf(req: IncomingMessage, ctx: RequestContext): RequestSeries | undefined {
-    const { info } = ctx;
-    let group = '';
-    let version = '';
-    let resource = '';
-    let subresource: string;
-    let component = APISERVER_COMPONENT;
+    const { info, target } = ctx;
     if (info.isResourceRequest) {
-      if (!this.#servedDef(ctx)) return undefined;
-      group = info.apiGroup;
-      version = info.apiVersion;
-      resource = info.resource;
-      subresource = info.subresource;
-    } else {
-      if (!INSTRUMENTED_NON_RESOURCE_PATHS.has(info.path)) return undefined;
-      // kube's health handlers: subresource is the path, component empty.
-      subresource = info.path;
-      component = '';
+      if (!target) return undefined;
+      return this.#series0(req, ctx, info.apiGroup, info.apiVersion, info.resource, info.subresource, target.scope, APISERVER_COMPONENT);
     }
-    return this.#series0(req, ctx, group, version, resource, subresource, component);
+    if (!INSTRUMENTED_NON_RESOURCE_PATHS.has(info.path)) return undefined;
+    // kube's health handlers: subresource is the path, component empty.
+    return this.#series0(req, ctx, '', '', '', info.path, cleanScope(info), '');
   }
 
-  #series0(req: IncomingMessage, ctx: RequestContext, group: string, version: string, resource: string, subresource: string, component: string): RequestSeries {
-    const scope = cleanScope(ctx.info);
+  #series0(req: IncomingMessage, ctx: RequestContext, group: string, version: string, resource: string, subresource: string, scope: string, component: string): RequestSeries {
     const verb = reportedVerb(req, ctx.info, scope);
     const dryRun = cleanDryRun(ctx.query);
     const key = `${verb} ${dryRun} ${group} ${version} ${resource} ${subresource} ${scope} ${component}`;
@@ -402,10 +394,10 @@ export class ApiserverMetrics {
     const { info } = ctx;
     if (info.isResourceRequest) {
       if (!this.#servedDef(ctx)) return;
-      this.#count(this.#series0(req, ctx, info.apiGroup, info.apiVersion, info.resource, info.subresource, APISERVER_COMPONENT), 429);
+      this.#count(this.#series0(req, ctx, info.apiGroup, info.apiVersion, info.resource, info.subresource, cleanScope(info), APISERVER_COMPONENT), 429);
     } else {
       // kube labels a refused non-resource request with empty group/version/resource/subresource.
-      this.#count(this.#series0(req, ctx, '', '', '', '', APISERVER_COMPONENT), 429);
+      this.#count(this.#series0(req, ctx, '', '', '', '', cleanScope(info), APISERVER_COMPONENT), 429);
     }
   }
 

@@ -2,12 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { parseRequestInfo } from '../request-info.js';
-import { cleanDryRun, cleanScope, isLongRunning, isMutating, reportedVerb } from './labels.js';
+import { cleanDryRun, cleanScope, isLongRunning, isMutating, reportedVerb, routeScope } from './labels.js';
 
+/** The labels of a routed request (kube's InstrumentRouteFunc: the route's scope). */
 function labels(method: string, path: string, headers: Record<string, string> = {}): { verb: string; scope: string } {
   const [p, q = ''] = path.split('?');
   const info = parseRequestInfo(method, p!, new URLSearchParams(q));
-  const scope = cleanScope(info);
+  const scope = info.isResourceRequest ? routeScope(info, method) : cleanScope(info);
   return { verb: reportedVerb({ method, headers } as unknown as IncomingMessage, info, scope), scope };
 }
 
@@ -27,6 +28,21 @@ test("kube 1.24's verb and scope labels", () => {
   assert.deepEqual(labels('DELETE', '/api/v1/namespaces/a/pods'), { verb: 'DELETE', scope: 'namespace' });
   assert.deepEqual(labels('GET', '/healthz'), { verb: 'GET', scope: '' });
   assert.deepEqual(labels('OPTIONS', '/api/v1/pods'), { verb: 'other', scope: 'cluster' });
+  // A list whose fieldSelector names one object is still the list route (kube's installer scope).
+  assert.deepEqual(labels('GET', '/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1'), { verb: 'LIST', scope: 'namespace' });
+  assert.deepEqual(labels('GET', '/api/v1/secrets?fieldSelector=metadata.name%3Ds1&watch=1'), { verb: 'WATCH', scope: 'cluster' });
+});
+
+test("kube 1.24's CleanScope for a request refused before routing: the RequestInfo's name, fieldSelector included", () => {
+  const scope = (method: string, path: string) => {
+    const [p, q = ''] = path.split('?');
+    return cleanScope(parseRequestInfo(method, p!, new URLSearchParams(q)));
+  };
+  assert.equal(scope('GET', '/api/v1/namespaces/a/secrets?fieldSelector=metadata.name%3Ds1'), 'resource');
+  assert.equal(scope('GET', '/api/v1/namespaces/a/secrets'), 'namespace');
+  assert.equal(scope('POST', '/api/v1/namespaces/a/secrets'), 'namespace');
+  assert.equal(scope('GET', '/api/v1/secrets'), 'cluster');
+  assert.equal(scope('GET', '/healthz'), '');
 });
 
 test('dry_run has three values at most', () => {

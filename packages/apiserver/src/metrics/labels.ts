@@ -5,12 +5,24 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestInfo } from '../request-info.js';
 
-/** kube's CleanScope: resource (named, or a create), namespace, cluster, or '' (non-resource). */
+/**
+ * kube's CleanScope, for requests counted before routing (a limiter's 429): resource (named, a
+ * fieldSelector's name included), namespace, cluster, or '' (non-resource).
+ */
 export function cleanScope(info: RequestInfo): string {
-  if (info.name !== '' || info.verb === 'create') return 'resource';
+  if (info.name !== '') return 'resource';
   if (info.namespace !== '') return 'namespace';
   if (info.isResourceRequest) return 'cluster';
   return '';
+}
+
+/**
+ * The scope kube's installer gives the route a resource request reaches: resource when the path
+ * names an object or the method is POST, namespace for a namespaced collection, else cluster.
+ */
+export function routeScope(info: RequestInfo, method: string): 'resource' | 'namespace' | 'cluster' {
+  if (info.pathName !== '' || method === 'POST') return 'resource';
+  return info.namespacedPath ? 'namespace' : 'cluster';
 }
 
 /** The verbs kube reports; any other method is counted as `other`. */

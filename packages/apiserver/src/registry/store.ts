@@ -66,10 +66,14 @@ export interface DeleteRequestOptions extends WriteOptions {
 }
 
 /**
- * A resource's own check of who may write what, run before the strategy on create and on every
- * update attempt (kube's policybased RBAC storages: escalation prevention). Throws a StatusError.
+ * A resource's own check of who may write what (kube's policybased RBAC storages: escalation
+ * prevention), where kube's REST storage runs it: on the object mutating admission left, before
+ * anything else of the store — on create before BeforeCreate (generateName, uid, strategy,
+ * validation), on update (every attempt: PUT, patch, apply) before the resourceVersion check and
+ * BeforeUpdate (kube's UpdatedObject wrapper, after the mutating transformers). `name` is the
+ * request's: '' for a POST to the collection. Throws a StatusError.
  */
-export type WriteGuard = (w: { operation: 'CREATE' | 'UPDATE'; scope: RequestScope; object: StoredObject; oldObject?: StoredObject }) => Promise<void>;
+export type WriteGuard = (w: { operation: 'CREATE' | 'UPDATE'; scope: RequestScope; name: string; object: StoredObject; oldObject?: StoredObject }) => Promise<void>;
 
 export interface RegistryDeps {
   storage: Store;
@@ -254,12 +258,15 @@ export class ResourceStore {
     }
   }
 
-  /** kube's create: mutating admission, BeforeCreate (strategy + validation), validating admission, storage. */
+  /**
+   * kube's create: mutating admission, the write guard (kube's policybased Create), BeforeCreate
+   * (strategy + validation), validating admission, storage.
+   */
   async create(scope: RequestScope, input: StoredObject, opts: WriteOptions = {}): Promise<StoredObject> {
-    await this.#guard('CREATE', scope, input);
     const obj = this.#track(undefined, input, opts);
     this.#ensureNamespace(scope, obj);
     await this.#admit('CREATE', scope, obj, undefined, opts);
+    await this.#guard('CREATE', scope, '', obj);
     this.#beforeCreate(scope, obj);
     this.#validateCreate(obj);
     await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
@@ -296,17 +303,17 @@ export class ResourceStore {
             if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
             created = true;
             delete next.metadata.resourceVersion;
-            await this.#guard('CREATE', scope, next);
             next = this.#track(undefined, next, opts);
             this.#ensureNamespace(scope, next);
             await this.#admit('CREATE', scope, next, undefined, opts);
+            await this.#guard('CREATE', scope, name, next);
             this.#beforeCreate(scope, next);
             this.#validateCreate(next);
             await this.#validateAdmission('CREATE', scope, next, undefined, opts);
             return next;
           }
           created = false;
-          return this.#prepareUpdate(scope, this.#track(existing, next, opts, strategy), existing, opts, strategy);
+          return this.#prepareUpdate(scope, name, this.#track(existing, next, opts, strategy), existing, opts, strategy);
         },
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
       );
@@ -335,7 +342,7 @@ export class ResourceStore {
         existing = this.#read(existing);
         const next = structuredClone(existing);
         mutate(next);
-        return this.#prepareUpdate(scope, next, existing, opts, strategy);
+        return this.#prepareUpdate(scope, name, next, existing, opts, strategy);
       }, { dryRun: !!opts.dryRun });
     } catch (e) {
       throw toStatusError(e, this.def, name);
@@ -369,7 +376,7 @@ export class ResourceStore {
           if (!existing && !allowCreate) throw notFound(groupResourceOf(this.def), name);
           if (op.kind === 'patch') {
             created = false;
-            return this.#prepareUpdate(scope, this.#track(existing, op.apply(existing!), opts, strategy), existing!, opts, strategy);
+            return this.#prepareUpdate(scope, name, this.#track(existing, op.apply(existing!), opts, strategy), existing!, opts, strategy);
           }
           const { fm, subresource } = this.#fieldManagerFor(strategy);
           const merged = fm.apply(existing, op.applied, {
@@ -382,12 +389,12 @@ export class ResourceStore {
           this.def.strategy.defaults?.(merged);
           if (existing) {
             created = false;
-            return this.#prepareUpdate(scope, merged, existing, opts, strategy);
+            return this.#prepareUpdate(scope, name, merged, existing, opts, strategy);
           }
           created = true;
           this.#ensureNamespace(scope, merged);
-          await this.#guard('CREATE', scope, merged);
           await this.#admit('CREATE', scope, merged, undefined, opts);
+          await this.#guard('CREATE', scope, name, merged);
           this.#beforeCreate(scope, merged);
           this.#validateCreate(merged);
           await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
@@ -562,14 +569,20 @@ export class ResourceStore {
     if (errs.length > 0) throw invalid(groupKindOf(this.def), obj.metadata.name ?? obj.metadata.generateName ?? '', errs);
   }
 
-  /** kube's rest.BeforeUpdate plus the resourceVersion check of the generic store's Update. */
-  async #prepareUpdate(scope: RequestScope, next: StoredObject, existing: StoredObject, opts: WriteOptions, strategy: ResourceStrategy): Promise<StoredObject> {
+  /**
+   * An update attempt after the mutating transformers' first part (patch, managedFields), in
+   * kube's order: mutating admission and the write guard (kube's UpdatedObject), the
+   * resourceVersion check, BeforeUpdate (namespace, system fields, strategy, validation) and
+   * validating admission (kube's generic Store.Update).
+   */
+  async #prepareUpdate(scope: RequestScope, name: string, next: StoredObject, existing: StoredObject, opts: WriteOptions, strategy: ResourceStrategy): Promise<StoredObject> {
+    await this.#admit('UPDATE', scope, next, existing, opts, strategy);
+    await this.#guard('UPDATE', scope, name, next, existing);
     const meta = next.metadata;
     const old = existing.metadata;
     if (meta.resourceVersion && meta.resourceVersion !== old.resourceVersion) {
       throw conflict(groupResourceOf(this.def), old.name!, OPTIMISTIC_LOCK_MESSAGE);
     }
-    await this.#guard('UPDATE', scope, next, existing);
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = scope.namespace;
       else if (scope.namespace && meta.namespace !== scope.namespace) {
@@ -588,7 +601,6 @@ export class ResourceStore {
     }
     delete meta.selfLink;
     strategy.prepareForUpdate?.(next, existing);
-    await this.#admit('UPDATE', scope, next, existing, opts, strategy);
     const errs: FieldError[] = [
       ...validateObjectMeta(meta, this.def.namespaced, this.#updateNameValidator),
       ...validateObjectMetaUpdate(meta, old),
@@ -600,9 +612,9 @@ export class ResourceStore {
     return next;
   }
 
-  async #guard(operation: 'CREATE' | 'UPDATE', scope: RequestScope, object: StoredObject, oldObject?: StoredObject): Promise<void> {
+  async #guard(operation: 'CREATE' | 'UPDATE', scope: RequestScope, name: string, object: StoredObject, oldObject?: StoredObject): Promise<void> {
     if (!this.#deps.writeGuard) return;
-    await this.#deps.writeGuard(oldObject ? { operation, scope, object, oldObject } : { operation, scope, object });
+    await this.#deps.writeGuard(oldObject ? { operation, scope, name, object, oldObject } : { operation, scope, name, object });
   }
 
   /**
