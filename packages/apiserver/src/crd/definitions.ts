@@ -244,6 +244,23 @@ function readDefaultsOf(raw: unknown): ((obj: StoredObject) => StoredObject) | u
   return (obj) => defaulted(obj, tree) as StoredObject;
 }
 
+/**
+ * kube's defaultDeprecationWarning (apiextensions-apiserver customresource_handler.go, 1.24):
+ * `<group>/<version> <Kind> is deprecated`, and `; use <group>/<newer> <Kind>` naming the
+ * highest-priority version that is served, not deprecated and of higher priority than this one
+ * (kube-aware order: GA > beta > alpha, then major, then minor). The kind is the spec's.
+ */
+export function defaultDeprecationWarning(crd: CRD, deprecatedVersion: string): string {
+  const { group, names, versions } = crd.spec;
+  const msg = `${group}/${deprecatedVersion} ${names.kind} is deprecated`;
+  let newest: string | undefined;
+  for (const v of versions) {
+    if (!v.served || v.deprecated || compareKubeAwareVersions(v.name, deprecatedVersion) <= 0) continue;
+    if (newest === undefined || compareKubeAwareVersions(v.name, newest) > 0) newest = v.name;
+  }
+  return newest === undefined ? msg : `${msg}; use ${group}/${newest} ${names.kind}`;
+}
+
 /** The kind's schema as the catalog keeps it: apiVersion, kind and metadata are the catalog's own. */
 function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
   const sch = compiled?.schema;
@@ -297,7 +314,7 @@ export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminatin
       storagePath: `${group}/${plural}`,
     };
     if (readDefaults) def.readDefaults = readDefaults;
-    if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`, removedRelease: '' };
+    if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name), removedRelease: '' };
     infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, lifecycle });
     byVersion.set(v.name, def);
   }
