@@ -4,7 +4,8 @@ import { clusterroles, namespaces, secrets, StatusError, type StoredObject } fro
 import { operationOptions, type AdmissionAttributes } from '../interfaces.js';
 import { webhooksOf, type Webhook } from './config.js';
 import { matchNamespaceSelector, matchObjectSelector, ruleMatches, shouldCallHook } from './matching.js';
-import { CallingWebhookError, checkDryRun, createAdmissionReview, toStatusError, verifyAdmissionResponse } from './review.js';
+import { CallingWebhookError, checkDryRun, createAdmissionReview as createReview, toStatusError, verifyAdmissionResponse } from './review.js';
+import { versionedAttributes } from './versioned.js';
 import { createMutatingWebhookPlugin } from './mutating.js';
 import { createValidatingWebhookPlugin } from './validating.js';
 import { webhookURL } from './client.js';
@@ -48,6 +49,12 @@ function hook(extra: Record<string, unknown> = {}, config = 'c'): Webhook {
     } as StoredObject,
   ]);
   return h!;
+}
+
+/** A review of the request's own resource (no equivalent resource involved). */
+function createAdmissionReview(h: Webhook, a: AdmissionAttributes): ReturnType<typeof createReview> {
+  const inv = { hook: h, resource: a.resource, subresource: a.subresource, kind: a.kind };
+  return createReview(inv, a, versionedAttributes(a, inv));
 }
 
 const rule = (r: Record<string, unknown>): Record<string, unknown> => ({ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], ...r });
@@ -119,9 +126,9 @@ describe('selectors', () => {
   });
 
   it('shouldCallHook needs a matching rule', async () => {
-    assert.equal(await shouldCallHook(hook(), secretAttrs(), async () => undefined), true);
-    assert.equal(await shouldCallHook(hook({ rules: [rule({ resources: ['pods'] })] }), secretAttrs(), async () => undefined), false);
-    assert.equal(await shouldCallHook(hook({ rules: [] }), secretAttrs(), async () => undefined), false);
+    assert.equal((await shouldCallHook(hook(), secretAttrs(), async () => undefined))?.resource, secrets);
+    assert.equal(await shouldCallHook(hook({ rules: [rule({ resources: ['pods'] })] }), secretAttrs(), async () => undefined), undefined);
+    assert.equal(await shouldCallHook(hook({ rules: [] }), secretAttrs(), async () => undefined), undefined);
   });
 });
 
