@@ -24,6 +24,7 @@ import {
   type Verb,
 } from '@plinth/api';
 import { storageVersionOf, type CRD, type CRDScale, type CRDVersion } from './types.js';
+import type { CRDLifecycle } from './lifecycle.js';
 
 const ALL_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const MAX_INT32 = 2147483647;
@@ -35,8 +36,8 @@ export interface CustomResourceInfo {
   compiled: CompiledVersionSchema;
   /** The scale sub-resource's paths, when the version has one. */
   scale: CRDScale | undefined;
-  /** Shared by every version of the CRD; the controller sets it while the CRD is being deleted. */
-  lifecycle: { terminating: boolean };
+  /** Shared by every version of the CRD; the controller keeps it current (see lifecycle.ts). */
+  lifecycle: CRDLifecycle;
 }
 
 /** Custom resource definitions → what serves them (kube keeps this in its crdInfo). */
@@ -275,7 +276,10 @@ function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
  * Names are the CRD's accepted names. Throws when a schema does not compile (validation should
  * have refused that CRD).
  */
-export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminating: boolean } = { terminating: false }): { served: ResourceDefinition[]; storage: ResourceDefinition } {
+export function buildCustomResourceDefinitions(
+  crd: CRD,
+  lifecycle: CRDLifecycle = { terminating: false, uid: crd.metadata.uid ?? '', key: '', revision: 0 },
+): { served: ResourceDefinition[]; storage: ResourceDefinition } {
   const { group, scope } = crd.spec;
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const plural = names.plural;
