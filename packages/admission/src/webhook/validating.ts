@@ -2,8 +2,8 @@
  * kube's ValidatingAdmissionWebhook plugin (webhook/validating): every matching webhook is called
  * at once; the request fails with the first error any of them ends in.
  */
-import type { AdmissionPlugin } from '../interfaces.js';
 import type { ResourceDefinition } from '@plinth/api';
+import type { AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf } from './config.js';
 import { callHook, failureOf, observeCall, type WebhookPluginDeps } from './dispatch.js';
 import { isWebhookConfigurationResource, shouldCallHook, type WebhookInvocation } from './matching.js';
