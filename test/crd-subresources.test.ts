@@ -177,7 +177,7 @@ describe('status and scale sub-resources', () => {
     const beta = await patch(`${dials('mp', 'v1beta1')}/status`, 'application/merge-patch+json', { status: { phase: 'Beta' } });
     expectCode(beta, 200);
     assert.equal(beta.body.apiVersion, 'sub.example.com/v1beta1');
-    assert.equal(beta.headers['warning'], '299 - "sub.example.com/v1beta1 Dial is deprecated"');
+    assert.equal(beta.headers['warning'], '299 - "sub.example.com/v1beta1 Dial is deprecated; use sub.example.com/v1 Dial"');
   });
 
   it('server-side apply of status owns status fields under the status sub-resource, merges list-map entries, never creates', async () => {

@@ -307,7 +307,7 @@ describe('apply, versions and kubectl', () => {
     const res = await a.client.get(widgets('crd', 'dep', 'v1beta1'));
     expectCode(res, 200);
     assert.equal(res.body.apiVersion, 'example.com/v1beta1');
-    assert.equal(res.headers['warning'], '299 - "example.com/v1beta1 Widget is deprecated"');
+    assert.equal(res.headers['warning'], '299 - "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"');
     assert.equal((await a.client.get(widgets('crd', 'dep'))).headers['warning'], undefined);
     const viaBeta = await a.client.post(widgets('crd', '', 'v1beta1'), { ...widget('beta'), apiVersion: 'example.com/v1beta1' });
     expectCode(viaBeta, 201);

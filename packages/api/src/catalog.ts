@@ -176,6 +176,19 @@ export function storageDefOf(def: ResourceDefinition): ResourceDefinition {
   return def.conversion?.storage ?? def;
 }
 
+/**
+ * An object of `from`'s kind as an object of `to`'s, through the storage version (kube's object
+ * convertor): `from` and `to` must store alike (see `Catalog.equivalentResources`). A new object
+ * unless `from` is `to`; the input is never changed.
+ */
+export function convertObject(obj: StoredObject, from: ResourceDefinition, to: ResourceDefinition): StoredObject {
+  if (from === to) return obj;
+  // Conversions read the object's own apiVersion/kind: state them.
+  const typed: StoredObject = { ...obj, apiVersion: apiVersionOf(from), kind: from.kind };
+  const stored = from.conversion ? from.conversion.toStorage(typed) : typed;
+  return to.conversion ? to.conversion.fromStorage(stored) : stored;
+}
+
 /** The etcd key segment of a resource's objects (see `storagePath`). */
 export function storagePathOf(def: ResourceDefinition): string {
   const s = storageDefOf(def);
@@ -226,6 +239,8 @@ export class Catalog {
   #kinds: KindDefinition[] = [];
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   #generation = 0;
+  /** Stored definitions by their storage definition; built on first use after a change. */
+  #byStorage: Map<ResourceDefinition, ResourceDefinition[]> | undefined;
 
   constructor(defs: ResourceDefinition[]) {
     this.#add(defs);
@@ -273,6 +288,7 @@ export class Catalog {
     }
     if (gone.length === 0 && added.length === 0) return;
     this.#generation++;
+    this.#byStorage = undefined;
     const change: CatalogChange = { added, removed: gone };
     for (const l of this.#listeners) l(change);
   }
@@ -319,6 +335,29 @@ export class Catalog {
   /** Every kind served: each resource's, then the sub-resources' own kinds. */
   kinds(): readonly KindDefinition[] {
     return this.#kinds;
+  }
+
+  /**
+   * kube's EquivalentResourceMapper.EquivalentResourcesFor: the served definitions whose objects
+   * are stored as `def`'s (its other versions, and other groups sharing its storage: events.k8s.io
+   * Events are core Events), `def` itself included, in registration order; with a sub-resource,
+   * those that serve it. A resource that is not stored is equivalent to itself only.
+   */
+  equivalentResources(def: ResourceDefinition, subresource = ''): readonly ResourceDefinition[] {
+    if (!isStored(def)) return [def];
+    if (!this.#byStorage) {
+      const m = new Map<ResourceDefinition, ResourceDefinition[]>();
+      for (const d of this.#all) {
+        if (!isStored(d)) continue;
+        const key = storageDefOf(d);
+        const list = m.get(key);
+        if (list) list.push(d);
+        else m.set(key, [d]);
+      }
+      this.#byStorage = m;
+    }
+    const all = this.#byStorage.get(storageDefOf(def)) ?? [def];
+    return subresource === '' ? all : all.filter((d) => d.subresources.some((sub) => sub.name === subresource));
   }
 
   lookup(group: string, version: string, plural: string): ResourceDefinition | undefined {

@@ -23,8 +23,15 @@ export interface Schema {
   enum?: string[];
   /** Name of a shared definition (resolved via the definitions table). */
   $ref?: string;
-  /** Accept anything and keep it (e.g. `fieldsV1`, `RawExtension`). */
+  /**
+   * Accept anything and keep it: with `type: object` any object (`fieldsV1`, `RawExtension`),
+   * without a type any JSON value (apiextensions `JSON`, published untyped as kube does).
+   */
   'x-kubernetes-preserve-unknown-fields'?: boolean;
+  /** A custom resource schema's `nullable` (published in OpenAPI as kube's CRD builder does). */
+  nullable?: boolean;
+  /** A custom resource schema's embedded object (apiVersion, kind and metadata published). */
+  'x-kubernetes-embedded-resource'?: boolean;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
@@ -34,8 +41,10 @@ export interface Schema {
   /** Go type name, used only in decode error messages. */
   'x-go-type'?: string;
   /**
-   * A Go pointer to a string (`*string`): an empty string is a value and is kept, where a plain
-   * `string` with omitempty drops it (Lease `spec.holderIdentity`).
+   * A Go pointer. To a string (`*string`): an empty string is a value and is kept, where a plain
+   * `string` with omitempty drops it (Lease `spec.holderIdentity`). To a struct (`*AggregationRule`):
+   * the kind's empty object leaves it out, where a struct value is `{}` (ClusterRole
+   * `aggregationRule`, Event `series`).
    */
   'x-go-pointer'?: boolean;
 }

@@ -228,6 +228,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       (await storeOf.get(def('admissionregistration.k8s.io', 'v1', plural))!.list(keys.collectionPrefix(plural), { resourceVersion: '0' })).items;
     const webhookDeps = {
       getNamespace: (name: string) => getNamespace('', name),
+      // matchPolicy Equivalent: the catalog's served versions and groups of one storage.
+      equivalentResources: (d: ResourceDefinition, subresource: string) => catalog.equivalentResources(d, subresource),
       warn: (msg: string, fields: Record<string, unknown>) => log.info(msg, fields),
       ...(metrics.recording ? { observeCall: metrics.webhookCall.bind(metrics) } : {}),
     };

@@ -10,6 +10,7 @@ import type {
   CreateOptions,
   DeleteOptions,
   GetOptions,
+  GuardKey,
   ListOptions,
   ListResult,
   Preconditions,
@@ -260,19 +261,22 @@ export class EtcdStore implements Store {
       return decodeObject(data, 0);
     }
     const lease = await this.#lease(opts.ttlSeconds);
-    const { res, cut } = await this.#write(k, data, {
-      compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value: data, ...lease } }],
-      failure: [{ request_range: { key: k } }],
-    });
-    if (!res.succeeded) {
+    const guard = opts.guardKey ? new GuardedWrite(opts.guardKey) : undefined;
+    for (;;) {
+      const { res, cut } = await this.#write(k, data, {
+        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }, ...(guard ? [guard.compare()] : [])],
+        success: [{ request_put: { key: k, value: data, ...lease } }],
+        failure: [{ request_range: { key: k } }, ...(guard ? [guard.range()] : [])],
+      });
+      if (res.succeeded) return writtenObject(obj, Number(res.header.revision));
       // After a cut attempt, a key holding exactly these bytes (a new uid and timestamp among
       // them) is this create, applied by the cut attempt.
       const kv = res.responses[0]?.response_range?.kvs[0];
       if (cut && kv?.value.equals(data)) return writtenObject(obj, Number(kv.mod_revision));
-      throw new StorageError('KeyExists', key, `key exists: ${key}`);
+      if (kv || !guard) throw new StorageError('KeyExists', key, `key exists: ${key}`);
+      // The key is free: the guard key moved. Its recheck refuses, or the create goes again.
+      await guard.moved(res.responses[1]?.response_range?.kvs[0]);
     }
-    return writtenObject(obj, Number(res.header.revision));
   }
 
   /**
@@ -478,6 +482,7 @@ export class EtcdStore implements Store {
 
   async #guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
+    const guard = opts.guardKey && opts.ignoreNotFound ? new GuardedWrite(opts.guardKey) : undefined;
     // A suggested current state (the watch cache's copy) saves the read. It may be stale: a txn
     // on it fails and answers with the real state; anything else it makes us conclude (no change,
     // a failed precondition or tryUpdate) is re-checked against etcd first, as kube does.
@@ -519,19 +524,23 @@ export class EtcdStore implements Store {
         return decodeObject(data, state?.modRevision ?? 0);
       }
       const lease = await this.#lease(opts.ttlSeconds);
+      // A write that creates the key holds the guard key too.
+      const guarded = !state && guard ? guard : undefined;
       const { res, cut } = await this.#write(k, data, {
         compare: [
           state
             ? { key: k, target: 'Mod', result: 'Equal', mod_revision: state.modRevision }
             : { key: k, target: 'Create', result: 'Equal', create_revision: 0 },
+          ...(guarded ? [guarded.compare()] : []),
         ],
         success: [{ request_put: { key: k, value: data, ...lease } }],
-        failure: [{ request_range: { key: k } }],
+        failure: [{ request_range: { key: k } }, ...(guarded ? [guarded.range()] : [])],
       });
       if (res.succeeded) return writtenObject(next, Number(res.header.revision));
       const kv = res.responses[0]?.response_range?.kvs[0];
       // After a cut attempt, the key holding exactly these bytes is this update, applied by it.
       if (cut && kv?.value.equals(data)) return writtenObject(next, Number(kv.mod_revision));
+      if (guarded && !kv) await guarded.moved(res.responses[1]?.response_range?.kvs[0]);
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;
     }
@@ -917,5 +926,41 @@ class EtcdInitialEvents implements InitialEvents {
     this.#pager = undefined;
     this.#kvs = [];
     this.#i = 0;
+  }
+}
+
+/** Most times a guarded create goes again after its guard key moved (see GuardKey). */
+const GUARD_ATTEMPTS = 32;
+
+/** A write holding a GuardKey: the compare and failure range it adds, and what a failure means. */
+class GuardedWrite {
+  readonly #guard: GuardKey;
+  readonly #key: Buffer;
+  /** The revision held, asked of the guard when a create is first tried. */
+  #revision: number | undefined;
+  #attempts = 0;
+
+  constructor(guard: GuardKey) {
+    this.#guard = guard;
+    this.#key = Buffer.from(guard.key);
+  }
+
+  compare(): { key: Buffer; target: 'Mod'; result: 'Equal'; mod_revision: number } {
+    this.#revision ??= this.#guard.revision();
+    return { key: this.#key, target: 'Mod', result: 'Equal', mod_revision: this.#revision };
+  }
+
+  range(): { request_range: { key: Buffer } } {
+    return { request_range: { key: this.#key } };
+  }
+
+  /** The guard key as the failed txn read it: recheck (which may throw), then hold its new revision. */
+  async moved(kv: { value: Buffer; mod_revision: string } | undefined): Promise<void> {
+    const revision = kv ? Number(kv.mod_revision) : 0;
+    await this.#guard.recheck(kv ? decodeObject(kv.value, revision) : undefined, revision);
+    if (++this.#attempts >= GUARD_ATTEMPTS || revision === this.#revision) {
+      throw new StorageError('Conflict', this.#guard.key, `${this.#guard.key} kept changing during the write`);
+    }
+    this.#revision = revision;
   }
 }

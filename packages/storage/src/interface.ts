@@ -55,8 +55,25 @@ export interface ListResult {
  */
 export type UpdateFunc = (current: StoredObject | undefined) => StoredObject | Promise<StoredObject>;
 
+/**
+ * Another key a create depends on, compared in the create's own etcd txn: the object is created
+ * only while `key`'s mod_revision is the one `revision()` gives (0: absent), asked when a create
+ * is about to be tried (it may throw to refuse it). When the key has moved, `recheck` gets its
+ * current object (undefined: absent) and revision, and either throws to refuse the create or
+ * returns, and the create is tried again against that revision. A custom resource's create holds
+ * its CRD this way: once the CRD is marked for deletion no create can land, so the cleanup, which
+ * lists after that mark, finds every object created before it, on every replica.
+ */
+export interface GuardKey {
+  key: string;
+  revision(): number;
+  recheck(current: StoredObject | undefined, modRevision: number): void | Promise<void>;
+}
+
 export interface CreateOptions {
   dryRun?: boolean;
+  /** See GuardKey (not checked on a dry run, which writes nothing). */
+  guardKey?: GuardKey;
   /**
    * Seconds the object lives (kube's TTLFunc): it is written with an etcd lease and etcd deletes
    * it — a DELETED watch event — once the lease expires. Unset or 0: no expiry.
@@ -74,6 +91,8 @@ export interface UpdateOptions {
   suggestion?: StoredObject;
   /** As CreateOptions.ttlSeconds: a written update gets a fresh lease (a skipped write keeps the old). */
   ttlSeconds?: number;
+  /** As CreateOptions.guardKey, for a write that creates the key (ignoreNotFound). */
+  guardKey?: GuardKey;
 }
 
 export interface DeleteOptions {
@@ -131,10 +150,11 @@ export interface Watcher {
 
 export interface Store {
   /**
-   * Creates `obj` at `key` when no object is there (txn on create_revision == 0).
+   * Creates `obj` at `key` when no object is there (txn on create_revision == 0, and on the
+   * guard key's mod_revision with guardKey).
    * Throws KeyExists when the key is taken, RequestTooLarge when the encoded object is larger than
-   * etcd accepts (checked before sending). Returns the stored object with its resourceVersion.
-   * With ttlSeconds the key is deleted by etcd after about that long.
+   * etcd accepts (checked before sending), what guardKey.recheck throws. Returns the stored
+   * object with its resourceVersion. With ttlSeconds the key is deleted by etcd after about that long.
    */
   create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject>;
   /** Reads one object. Throws NotFound when absent, Compacted/TooLarge per resourceVersion. */

@@ -5,7 +5,8 @@
 import { internalError, isStatusError, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes } from '../interfaces.js';
 import type { ConfigurationLister, Webhook } from './config.js';
-import type { NamespaceGetter } from './matching.js';
+import type { EquivalentResources, NamespaceGetter, WebhookInvocation } from './matching.js';
+import type { VersionedAttributes } from './versioned.js';
 import { postReview } from './client.js';
 import { CallingWebhookError, WebhookRejection, checkDryRun, createAdmissionReview, toStatusError, verifyAdmissionResponse, type AdmissionResult } from './review.js';
 
@@ -14,6 +15,11 @@ export interface WebhookPluginDeps {
   listConfigurations: ConfigurationLister;
   /** Reads a namespace (cache first, then storage), for namespaceSelector. */
   getNamespace: NamespaceGetter;
+  /**
+   * The served resources that store a resource's objects (the catalog's), for matchPolicy
+   * Equivalent. Without it a webhook is called only for the resources its rules name.
+   */
+  equivalentResources?: EquivalentResources;
   /**
    * Reports a failed call that failed open, or a refusal (kube's klog warnings). Messages name the
    * webhook and the failure, never the object.
@@ -35,10 +41,14 @@ export function observeCall(deps: WebhookPluginDeps, hook: Webhook, type: 'admit
   deps.observeCall?.(hook.name, type, attrs.operation, rejected, (performance.now() - t0) / 1000);
 }
 
-/** Calls one webhook and checks the answer; a refusal throws WebhookRejection. */
-export async function callHook(hook: Webhook, attrs: AdmissionAttributes, mutating: boolean, deps: WebhookPluginDeps): Promise<AdmissionResult> {
+/**
+ * Calls one webhook with the request's objects as the invocation reads them, and checks the
+ * answer; a refusal throws WebhookRejection.
+ */
+export async function callHook(inv: WebhookInvocation, attrs: AdmissionAttributes, objects: VersionedAttributes, mutating: boolean, deps: WebhookPluginDeps): Promise<AdmissionResult> {
+  const hook = inv.hook;
   checkDryRun(hook, attrs);
-  const request = createAdmissionReview(hook, attrs);
+  const request = createAdmissionReview(inv, attrs, objects);
   const answer = await (deps.post ?? postReview)(hook, request.body);
   const result = verifyAdmissionResponse(hook, request, mutating, answer);
   for (const w of result.warnings) attrs.warn?.(w);

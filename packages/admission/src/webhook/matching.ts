@@ -2,8 +2,8 @@
  * Which webhooks a request goes to, as kube's webhook/rules (Matcher), webhook/namespace and
  * webhook/object matchers and generic.Webhook.ShouldCallHook decide it.
  */
-import { StatusError, internalError, isPlainObject, labelSelectorFromObject, type LabelSelector, type LabelSelectorObject, type StoredObject } from '@plinth/api';
-import type { AdmissionAttributes } from '../interfaces.js';
+import { StatusError, internalError, isPlainObject, labelSelectorFromObject, type LabelSelector, type LabelSelectorObject, type ResourceDefinition, type StoredObject } from '@plinth/api';
+import type { AdmissionAttributes, GroupVersionKind } from '../interfaces.js';
 import type { Webhook } from './config.js';
 
 function strings(v: unknown): string[] {
@@ -36,9 +36,12 @@ export function isWebhookConfigurationResource(attrs: AdmissionAttributes): bool
   return def.group === 'admissionregistration.k8s.io' && (def.plural === 'mutatingwebhookconfigurations' || def.plural === 'validatingwebhookconfigurations');
 }
 
-/** kube's rules.Matcher.Matches: scope, operation, group, version and resource/subresource. */
-export function ruleMatches(rule: Record<string, unknown>, attrs: AdmissionAttributes): boolean {
-  const def = attrs.resource;
+/**
+ * kube's rules.Matcher.Matches: scope, operation, group, version and resource/subresource.
+ * `resource` stands in for the request's (an equivalent resource, for matchPolicy Equivalent).
+ */
+export function ruleMatches(rule: Record<string, unknown>, attrs: AdmissionAttributes, resource: ResourceDefinition = attrs.resource): boolean {
+  const def = resource;
   const scope = typeof rule['scope'] === 'string' ? rule['scope'] : '*';
   const namespace = admissionNamespace(attrs);
   switch (scope) {
@@ -114,11 +117,37 @@ export function matchObjectSelector(hook: Webhook, attrs: AdmissionAttributes): 
 }
 
 /**
- * kube's ShouldCallHook. matchPolicy Equivalent also tries the request's equivalent resources
- * (the same group/resource in other versions): plinth serves one version per resource, so there
- * are none besides the request's own and both policies match alike.
+ * kube's EquivalentResourceMapper: the definitions that store `def`'s objects (its other
+ * versions; other groups sharing its storage), `def` included, each serving `subresource`.
  */
-export async function shouldCallHook(hook: Webhook, attrs: AdmissionAttributes, getNamespace: NamespaceGetter): Promise<boolean> {
+export type EquivalentResources = (def: ResourceDefinition, subresource: string) => readonly ResourceDefinition[];
+
+/** What a webhook is called with (kube's WebhookInvocation). */
+export interface WebhookInvocation {
+  hook: Webhook;
+  /** The request's resource, or the equivalent one the webhook's rules name. */
+  resource: ResourceDefinition;
+  subresource: string;
+  /** The kind of the objects the webhook gets: `resource`'s (or its sub-resource's own kind). */
+  kind: GroupVersionKind;
+}
+
+/** kube's EquivalentResourceMapper.KindFor: the kind a resource's sub-resource reads and writes. */
+function kindFor(def: ResourceDefinition, subresource: string): GroupVersionKind {
+  const own = subresource === '' ? undefined : def.subresources.find((s) => s.name === subresource)?.kind;
+  const k = own ?? def;
+  return { group: k.group, version: k.version, kind: k.kind };
+}
+
+/**
+ * kube's ShouldCallHook: the invocation, or undefined when the webhook is not called. With
+ * matchPolicy Equivalent (v1's default) a webhook whose rules do not name the request's resource
+ * is still called when, rule by rule, one names an equivalent resource (the same objects through
+ * another version or group: a `widgets/v2` write reaches a `widgets/v1` webhook, an
+ * `events.k8s.io/v1` write a core/v1 `events` webhook); it then gets that resource and kind, and
+ * the objects converted to them (kube's generic.Webhook.ShouldCallHook).
+ */
+export async function shouldCallHook(hook: Webhook, attrs: AdmissionAttributes, getNamespace: NamespaceGetter, equivalents?: EquivalentResources): Promise<WebhookInvocation | undefined> {
   let nsMatch: boolean;
   let nsErr: unknown;
   try {
@@ -128,7 +157,7 @@ export async function shouldCallHook(hook: Webhook, attrs: AdmissionAttributes, 
     nsErr = e;
   }
   // Webhooks that do not apply answer no error, even an unexpected one.
-  if (!nsMatch && nsErr === undefined) return false;
+  if (!nsMatch && nsErr === undefined) return undefined;
   let objMatch: boolean;
   let objErr: unknown;
   try {
@@ -137,9 +166,23 @@ export async function shouldCallHook(hook: Webhook, attrs: AdmissionAttributes, 
     objMatch = false;
     objErr = e;
   }
-  if (!objMatch && objErr === undefined) return false;
-  if (!hook.rules.some((r) => ruleMatches(r, attrs))) return false;
+  if (!objMatch && objErr === undefined) return undefined;
+  let invocation: WebhookInvocation | undefined;
+  if (hook.rules.some((r) => ruleMatches(r, attrs))) {
+    invocation = { hook, resource: attrs.resource, subresource: attrs.subresource, kind: attrs.kind };
+  } else if (hook.matchPolicy === 'Equivalent' && equivalents) {
+    const candidates = equivalents(attrs.resource, attrs.subresource);
+    // Earlier rules first; within a rule, equivalent resources in registration order.
+    outer: for (const rule of hook.rules) {
+      for (const equivalent of candidates) {
+        if (equivalent === attrs.resource || !ruleMatches(rule, attrs, equivalent)) continue;
+        invocation = { hook, resource: equivalent, subresource: attrs.subresource, kind: kindFor(equivalent, attrs.subresource) };
+        break outer;
+      }
+    }
+  }
+  if (!invocation) return undefined;
   if (nsErr !== undefined) throw nsErr;
   if (objErr !== undefined) throw objErr;
-  return true;
+  return invocation;
 }

@@ -2,20 +2,26 @@
  * kube's MutatingAdmissionWebhook plugin (webhook/mutating): matching webhooks are called one at a
  * time, in order, each seeing the object as the previous ones patched it (JSONPatch only). When a
  * webhook changed the object, the webhooks called before it with reinvocationPolicy IfNeeded are
- * called once more (kube's reinvocation round, which admission runs at most once).
+ * called once more (kube's reinvocation round, which admission runs at most once). A webhook
+ * matched through an equivalent resource patches the object in its own version, which is
+ * defaulted there and converted back into the request's.
  */
 import { applyJsonPatch, internalError, isPlainObject, jsonEqual, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
-import { webhooksOf, type Webhook } from './config.js';
+import { webhooksOf } from './config.js';
 import { callHook, failureOf, observeCall, replaceObject, type WebhookPluginDeps } from './dispatch.js';
-import { isWebhookConfigurationResource, shouldCallHook } from './matching.js';
+import { isWebhookConfigurationResource, shouldCallHook, type WebhookInvocation } from './matching.js';
 import { CallingWebhookError } from './review.js';
+import { toRequestVersion, versionedAttributes } from './versioned.js';
 
 export const MUTATING_WEBHOOK_PLUGIN = 'MutatingAdmissionWebhook';
 
 /** kube's callAttrMutatingHook: whether the webhook changed the object. */
-async function callMutatingHook(hook: Webhook, attrs: AdmissionAttributes, deps: WebhookPluginDeps): Promise<boolean> {
-  const result = await callHook(hook, attrs, true, deps);
+async function callMutatingHook(inv: WebhookInvocation, attrs: AdmissionAttributes, deps: WebhookPluginDeps): Promise<boolean> {
+  const hook = inv.hook;
+  // The object as the previous webhooks left it, in this webhook's version.
+  const objects = versionedAttributes(attrs, inv);
+  const result = await callHook(inv, attrs, objects, true, deps);
   if (!result.patch) return false;
   let ops: unknown;
   try {
@@ -24,8 +30,8 @@ async function callMutatingHook(hook: Webhook, attrs: AdmissionAttributes, deps:
     throw internalError(e);
   }
   if (Array.isArray(ops) && ops.length === 0) return false;
-  const object = attrs.object;
-  if (!object) throw internalError(`admission webhook "${hook.name}" attempted to modify the object, which is not supported for this operation`);
+  const object = objects.object;
+  if (!object || !attrs.object) throw internalError(`admission webhook "${hook.name}" attempted to modify the object, which is not supported for this operation`);
   if (result.patchType !== 'JSONPatch') throw new CallingWebhookError(hook.name, `unsupported patch type "${result.patchType ?? ''}"`);
   let patched: unknown;
   try {
@@ -35,9 +41,11 @@ async function callMutatingHook(hook: Webhook, attrs: AdmissionAttributes, deps:
   }
   if (!isPlainObject(patched) || !isPlainObject(patched['metadata'])) throw internalError('json: cannot unmarshal the patched object into the resource\'s type');
   const next = patched as StoredObject;
-  attrs.resource.strategy.defaults?.(next);
+  // Defaults of the webhook's version and kind (kube's defaulter runs on the versioned object).
+  const ownKind = inv.subresource ? inv.resource.subresources.find((sub) => sub.name === inv.subresource)?.kind : undefined;
+  (ownKind ?? inv.resource).strategy.defaults?.(next);
   const changed = !jsonEqual(object, next);
-  replaceObject(object, next);
+  replaceObject(attrs.object, objects.converted ? toRequestVersion(attrs, inv.resource, next) : next);
   return changed;
 }
 
@@ -55,14 +63,15 @@ export function createMutatingWebhookPlugin(deps: WebhookPluginDeps): AdmissionP
       for (const round of [0, 1]) {
         if (round === 1 && !shouldReinvoke) break;
         for (const hook of hooks) {
-          if (!(await shouldCallHook(hook, attrs, deps.getNamespace))) continue;
+          const inv = await shouldCallHook(hook, attrs, deps.getNamespace, deps.equivalentResources);
+          if (!inv) continue;
           // A webhook skipped in the first round is not called for the first time in the second.
           if (round === 1 && !reinvoke.has(hook.uid)) continue;
           let changed = false;
           let failure: Error | undefined;
           const t0 = performance.now();
           try {
-            changed = await callMutatingHook(hook, attrs, deps);
+            changed = await callMutatingHook(inv, attrs, deps);
             observeCall(deps, hook, 'admit', attrs, false, t0);
           } catch (e) {
             failure = failureOf(hook, e, deps);

@@ -4,10 +4,11 @@
  * webhook/errors ToStatusErr and NewDryRunUnsupportedErr).
  */
 import { randomUUID } from 'node:crypto';
-import { StatusError, apiVersionOf, badRequest, isPlainObject, type ResourceDefinition, type StatusDetails, type StatusReason, type StoredObject } from '@plinth/api';
-import type { AdmissionAttributes } from '../interfaces.js';
-import { admissionNamespace } from './matching.js';
+import { StatusError, apiVersionOf, badRequest, isPlainObject, type StatusDetails, type StatusReason, type StoredObject } from '@plinth/api';
+import type { AdmissionAttributes, GroupVersionKind } from '../interfaces.js';
+import { admissionNamespace, type WebhookInvocation } from './matching.js';
 import type { Webhook } from './config.js';
+import type { VersionedAttributes } from './versioned.js';
 
 /** The webhook could not be called or answered nonsense: its failurePolicy decides. */
 export class CallingWebhookError extends Error {
@@ -62,9 +63,9 @@ export function toStatusError(webhookName: string, result: unknown): StatusError
 }
 
 /** The object as kube encodes it for a webhook: with its apiVersion and kind. */
-function versioned(def: ResourceDefinition, obj: StoredObject | undefined): StoredObject | null {
+function typed(kind: GroupVersionKind, obj: StoredObject | undefined): StoredObject | null {
   if (!obj) return null;
-  return { ...obj, apiVersion: apiVersionOf(def), kind: def.kind };
+  return { ...obj, apiVersion: apiVersionOf(kind), kind: kind.kind };
 }
 
 export type ReviewVersion = 'v1' | 'v1beta1';
@@ -81,13 +82,19 @@ export interface ReviewRequest {
   body: Record<string, unknown>;
 }
 
-/** kube's CreateV1AdmissionReview / CreateV1beta1AdmissionReview for one call. */
-export function createAdmissionReview(hook: Webhook, attrs: AdmissionAttributes): ReviewRequest {
-  const version = reviewVersionFor(hook);
+/**
+ * kube's CreateV1AdmissionReview / CreateV1beta1AdmissionReview for one call: `kind`, `resource`
+ * and the objects of the invocation (an equivalent resource's, converted), `requestKind`,
+ * `requestResource` and `requestSubResource` of the request as it was made.
+ */
+export function createAdmissionReview(inv: WebhookInvocation, attrs: AdmissionAttributes, objects: VersionedAttributes): ReviewRequest {
+  const version = reviewVersionFor(inv.hook);
   const uid = randomUUID();
+  const kind = { group: inv.kind.group, version: inv.kind.version, kind: inv.kind.kind };
+  const resource = { group: inv.resource.group, version: inv.resource.version, resource: inv.resource.plural };
   const def = attrs.resource;
-  const kind = { group: def.group, version: def.version, kind: def.kind };
-  const resource = { group: def.group, version: def.version, resource: def.plural };
+  const requestKind = { group: attrs.kind.group, version: attrs.kind.version, kind: attrs.kind.kind };
+  const requestResource = { group: def.group, version: def.version, resource: def.plural };
   const user = attrs.user;
   const userInfo: Record<string, unknown> = {};
   if (user.name) userInfo['username'] = user.name;
@@ -98,17 +105,16 @@ export function createAdmissionReview(hook: Webhook, attrs: AdmissionAttributes)
     uid,
     kind,
     resource,
-    ...(attrs.subresource ? { subResource: attrs.subresource } : {}),
-    // One version per resource: what was requested is what the webhook gets.
-    requestKind: kind,
-    requestResource: resource,
+    ...(inv.subresource ? { subResource: inv.subresource } : {}),
+    requestKind,
+    requestResource,
     ...(attrs.subresource ? { requestSubResource: attrs.subresource } : {}),
     ...(attrs.name ? { name: attrs.name } : {}),
     ...(admissionNamespace(attrs) ? { namespace: admissionNamespace(attrs) } : {}),
     operation: attrs.operation,
     userInfo,
-    object: versioned(def, attrs.object),
-    oldObject: versioned(def, attrs.oldObject),
+    object: typed(objects.kind, objects.object),
+    oldObject: typed(objects.kind, objects.oldObject),
     dryRun: attrs.dryRun,
     options: attrs.options ?? null,
   };

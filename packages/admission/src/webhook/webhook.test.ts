@@ -1,10 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { clusterroles, namespaces, secrets, StatusError, type StoredObject } from '@plinth/api';
+import { Catalog, builtinResources, clusterroles, namespaces, secrets, StatusError, type StoredObject } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes } from '../interfaces.js';
 import { webhooksOf, type Webhook } from './config.js';
 import { matchNamespaceSelector, matchObjectSelector, ruleMatches, shouldCallHook } from './matching.js';
-import { CallingWebhookError, checkDryRun, createAdmissionReview, toStatusError, verifyAdmissionResponse } from './review.js';
+import { CallingWebhookError, checkDryRun, createAdmissionReview as createReview, toStatusError, verifyAdmissionResponse } from './review.js';
+import { versionedAttributes } from './versioned.js';
 import { createMutatingWebhookPlugin } from './mutating.js';
 import { createValidatingWebhookPlugin } from './validating.js';
 import { webhookURL } from './client.js';
@@ -48,6 +49,12 @@ function hook(extra: Record<string, unknown> = {}, config = 'c'): Webhook {
     } as StoredObject,
   ]);
   return h!;
+}
+
+/** A review of the request's own resource (no equivalent resource involved). */
+function createAdmissionReview(h: Webhook, a: AdmissionAttributes): ReturnType<typeof createReview> {
+  const inv = { hook: h, resource: a.resource, subresource: a.subresource, kind: a.kind };
+  return createReview(inv, a, versionedAttributes(a, inv));
 }
 
 const rule = (r: Record<string, unknown>): Record<string, unknown> => ({ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], ...r });
@@ -119,9 +126,56 @@ describe('selectors', () => {
   });
 
   it('shouldCallHook needs a matching rule', async () => {
-    assert.equal(await shouldCallHook(hook(), secretAttrs(), async () => undefined), true);
-    assert.equal(await shouldCallHook(hook({ rules: [rule({ resources: ['pods'] })] }), secretAttrs(), async () => undefined), false);
-    assert.equal(await shouldCallHook(hook({ rules: [] }), secretAttrs(), async () => undefined), false);
+    assert.equal((await shouldCallHook(hook(), secretAttrs(), async () => undefined))?.resource, secrets);
+    assert.equal(await shouldCallHook(hook({ rules: [rule({ resources: ['pods'] })] }), secretAttrs(), async () => undefined), undefined);
+    assert.equal(await shouldCallHook(hook({ rules: [] }), secretAttrs(), async () => undefined), undefined);
+  });
+});
+
+describe('matchPolicy Equivalent', () => {
+  const catalog = new Catalog(builtinResources());
+  const coreEvents = catalog.lookup('', 'v1', 'events')!;
+  const groupEvents = catalog.lookup('events.k8s.io', 'v1', 'events')!;
+  const equivalents = (d: Parameters<Catalog['equivalentResources']>[0], sub: string) => catalog.equivalentResources(d, sub);
+  const eventAttrs = (): AdmissionAttributes =>
+    secretAttrs({
+      resource: groupEvents,
+      name: 'e',
+      kind: { group: 'events.k8s.io', version: 'v1', kind: 'Event' },
+      object: { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e', namespace: 'ns' }, note: 'hello', regarding: { kind: 'Pod', name: 'p' } } as StoredObject,
+    });
+  const coreRule = rule({ apiGroups: [''], apiVersions: ['v1'], resources: ['events'] });
+
+  it('finds the equivalent resources of one storage, across groups', () => {
+    assert.deepEqual(
+      catalog.equivalentResources(groupEvents).map((d) => `${d.group}/${d.version}`),
+      catalog.all().filter((d) => d.plural === 'events').map((d) => `${d.group}/${d.version}`),
+    );
+    assert.ok(catalog.equivalentResources(groupEvents).includes(coreEvents));
+    assert.deepEqual(catalog.equivalentResources(secrets), [secrets]);
+    assert.deepEqual(catalog.equivalentResources(coreEvents, 'status'), []);
+  });
+
+  it('calls a webhook of another version with that resource and kind, and the object converted', async () => {
+    const attrs = eventAttrs();
+    const inv = await shouldCallHook(hook({ rules: [coreRule] }), attrs, async () => undefined, equivalents);
+    assert.equal(inv?.resource, coreEvents);
+    assert.deepEqual(inv?.kind, { group: '', version: 'v1', kind: 'Event' });
+    const objects = versionedAttributes(attrs, inv!);
+    assert.equal(objects.converted, true);
+    assert.equal(objects.object?.apiVersion, 'v1');
+    assert.equal(objects.object?.['message'], 'hello');
+    assert.equal(attrs.object?.apiVersion, 'events.k8s.io/v1', 'the request\'s object is not changed');
+    const review = createReview(inv!, attrs, objects).body['request'] as Record<string, unknown>;
+    assert.deepEqual(review['kind'], { group: '', version: 'v1', kind: 'Event' });
+    assert.deepEqual(review['requestKind'], { group: 'events.k8s.io', version: 'v1', kind: 'Event' });
+    assert.deepEqual(review['requestResource'], { group: 'events.k8s.io', version: 'v1', resource: 'events' });
+  });
+
+  it('Exact, or no equivalent resources known, calls only webhooks of the request\'s own resource', async () => {
+    assert.equal(await shouldCallHook(hook({ rules: [coreRule], matchPolicy: 'Exact' }), eventAttrs(), async () => undefined, equivalents), undefined);
+    assert.equal(await shouldCallHook(hook({ rules: [coreRule] }), eventAttrs(), async () => undefined), undefined);
+    assert.equal((await shouldCallHook(hook({ rules: [rule({ apiGroups: ['events.k8s.io'] })] }), eventAttrs(), async () => undefined, equivalents))?.resource, groupEvents);
   });
 });
 

@@ -160,6 +160,8 @@ function toPlinthSchema(raw: unknown): Schema {
   if (Array.isArray(s['enum']) && s['enum'].length > 0) out.enum = s['enum'] as string[];
   if (s['x-kubernetes-preserve-unknown-fields'] === true) out['x-kubernetes-preserve-unknown-fields'] = true;
   if (s['x-kubernetes-int-or-string'] === true) out['x-kubernetes-int-or-string'] = true;
+  if (s['x-kubernetes-embedded-resource'] === true) out['x-kubernetes-embedded-resource'] = true;
+  if (s['nullable'] === true) out.nullable = true;
   const lt = s['x-kubernetes-list-type'];
   if (lt === 'atomic' || lt === 'set' || lt === 'map') out['x-kubernetes-list-type'] = lt;
   if (Array.isArray(s['x-kubernetes-list-map-keys'])) out['x-kubernetes-list-map-keys'] = s['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string');

@@ -2,7 +2,9 @@
  * The OpenAPI schema of apiextensions.k8s.io/v1 CustomResourceDefinition
  * (k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/types.go, types_jsonschema.go), as
  * shared definitions: JSONSchemaProps refers to itself. Fields holding any JSON (`default`, `enum`,
- * `example`) or a schema-or-bool/array are accepted as they come and checked by validation.
+ * `example`) or a schema-or-bool/array are accepted as they come and checked by validation; their
+ * definitions (`JSON`, `JSONSchemaPropsOr*`) have no type, as in kube's OpenAPI, so clients that
+ * validate against it (kubectl, helm) take a string, a number or a list there.
  */
 import { type Schema, s } from '../schema.js';
 
@@ -10,8 +12,8 @@ function ref(name: string, description?: string): Schema {
   return { $ref: name, 'x-go-type': `v1.${name.replace(/^Apiextensions/, '')}`, ...(description ? { description } : {}) };
 }
 
-/** Any JSON value (kube's `JSON`, `JSONSchemaPropsOrBool`, `JSONSchemaPropsOrArray`). */
-const anyJSON = (description: string): Schema => ({ 'x-kubernetes-preserve-unknown-fields': true, description });
+/** Any JSON value, untyped (kube's `JSON`, `JSONSchemaPropsOrBool`, `JSONSchemaPropsOrArray`, …). */
+const anyJSON = (name: string, description: string): Schema => ({ 'x-kubernetes-preserve-unknown-fields': true, description, 'x-go-type': `v1.${name}` });
 
 const atomic = (description: string): Partial<Schema> => ({ description, 'x-kubernetes-list-type': 'atomic' });
 
@@ -19,6 +21,10 @@ const props = (): Schema => s.map(ref('JSONSchemaProps'));
 const propsList = (): Schema => s.arr(ref('JSONSchemaProps'), { 'x-kubernetes-list-type': 'atomic' });
 
 export const apiextensionsDefinitions: Record<string, Schema> = {
+  JSON: anyJSON('JSON', 'JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and nil.'),
+  JSONSchemaPropsOrArray: anyJSON('JSONSchemaPropsOrArray', 'JSONSchemaPropsOrArray represents a value that can either be a JSONSchemaProps or an array of JSONSchemaProps. Mainly here for serialization purposes.'),
+  JSONSchemaPropsOrBool: anyJSON('JSONSchemaPropsOrBool', 'JSONSchemaPropsOrBool represents JSONSchemaProps or a boolean value. Defaults to true for the boolean property.'),
+  JSONSchemaPropsOrStringArray: anyJSON('JSONSchemaPropsOrStringArray', 'JSONSchemaPropsOrStringArray represents a JSONSchemaProps or a string array.'),
   CustomResourceDefinitionSpec: s.obj(
     {
       group: s.str('group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).'),
@@ -147,7 +153,7 @@ export const apiextensionsDefinitions: Record<string, Schema> = {
       type: s.str(),
       format: s.str('format is an OpenAPI v3 format string. Unknown formats are ignored. The following formats are validated:\n\n- bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.'),
       title: s.str(),
-      default: anyJSON('default is a default value for undefined object fields. Defaulting is a beta feature under the CustomResourceDefaulting feature gate. Defaulting requires spec.preserveUnknownFields to be false.'),
+      default: ref('JSON', 'default is a default value for undefined object fields. Defaulting is a beta feature under the CustomResourceDefaulting feature gate. Defaulting requires spec.preserveUnknownFields to be false.'),
       maximum: { type: 'number', format: 'double' },
       exclusiveMaximum: s.bool(),
       minimum: { type: 'number', format: 'double' },
@@ -159,23 +165,23 @@ export const apiextensionsDefinitions: Record<string, Schema> = {
       minItems: s.int(undefined, 'int64'),
       uniqueItems: s.bool(),
       multipleOf: { type: 'number', format: 'double' },
-      enum: s.arr(anyJSON('JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and nil.'), { 'x-kubernetes-list-type': 'atomic' }),
+      enum: s.arr(ref('JSON'), { 'x-kubernetes-list-type': 'atomic' }),
       maxProperties: s.int(undefined, 'int64'),
       minProperties: s.int(undefined, 'int64'),
       required: s.arr(s.str(), { 'x-kubernetes-list-type': 'atomic' }),
-      items: anyJSON('JSONSchemaPropsOrArray represents a value that can either be a JSONSchemaProps or an array of JSONSchemaProps. Mainly here for serialization purposes.'),
+      items: ref('JSONSchemaPropsOrArray'),
       allOf: propsList(),
       oneOf: propsList(),
       anyOf: propsList(),
       not: ref('JSONSchemaProps'),
       properties: props(),
-      additionalProperties: anyJSON('JSONSchemaPropsOrBool represents JSONSchemaProps or a boolean value. Defaults to true for the boolean property.'),
+      additionalProperties: ref('JSONSchemaPropsOrBool'),
       patternProperties: props(),
-      dependencies: s.map(anyJSON('JSONSchemaPropsOrStringArray represents a JSONSchemaProps or a string array.')),
-      additionalItems: anyJSON('JSONSchemaPropsOrBool represents JSONSchemaProps or a boolean value. Defaults to true for the boolean property.'),
+      dependencies: s.map(ref('JSONSchemaPropsOrStringArray')),
+      additionalItems: ref('JSONSchemaPropsOrBool'),
       definitions: props(),
       externalDocs: ref('ExternalDocumentation'),
-      example: anyJSON('JSON represents any valid JSON value. These types are supported: bool, int64, float64, string, []interface{}, map[string]interface{} and nil.'),
+      example: ref('JSON'),
       nullable: s.bool(),
       'x-kubernetes-preserve-unknown-fields': s.bool('x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.'),
       'x-kubernetes-embedded-resource': s.bool('x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).'),

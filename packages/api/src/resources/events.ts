@@ -32,6 +32,8 @@ export { legacyValidateEvent, validateEventCreate, validateEventUpdateStrict, ty
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits (the decoder insists, as Go's). */
 const microTime = (description: string): Schema => ({ type: 'string', format: 'date-time', description, 'x-go-type': 'v1.MicroTime' });
 const objectReference = (description: string): Schema => ({ $ref: 'ObjectReference', 'x-go-type': 'v1.ObjectReference', description });
+/** `related` is a *ObjectReference. */
+const optionalObjectReference = (description: string): Schema => ({ ...objectReference(description), 'x-go-pointer': true });
 const eventSource = (description: string): Schema => ({ $ref: 'EventSource', 'x-go-type': 'v1.EventSource', description });
 
 export const eventDefinitions: Record<string, Schema> = {
@@ -50,6 +52,8 @@ function eventSeries(goType: string, countDoc: string, lastDoc: string): Schema 
     {
       description: 'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.',
       'x-go-type': goType,
+      // *EventSeries: absent unless set (a create by apply must not start from `series: {}`).
+      'x-go-pointer': true,
     },
   );
 }
@@ -67,7 +71,7 @@ const coreEventSchema: Schema = s.obj(
     eventTime: microTime('Time when this Event was first observed.'),
     series: eventSeries('v1.EventSeries', 'Number of occurrences in this series up to the last heartbeat time', 'Time of the last occurrence observed'),
     action: s.str('What action was taken/failed regarding to the Regarding object.'),
-    related: objectReference('Optional secondary object for more complex actions.'),
+    related: optionalObjectReference('Optional secondary object for more complex actions.'),
     reportingComponent: s.str('Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.'),
     reportingInstance: s.str('ID of the controller instance, e.g. `kubelet-xyzf`.'),
   },
@@ -93,7 +97,7 @@ function eventsGroupSchema(version: 'v1' | 'v1beta1'): Schema {
       action: s.str('action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
       reason: s.str('reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.'),
       regarding: objectReference('regarding contains the object this Event is about.'),
-      related: objectReference('related is the optional secondary object for more complex actions.'),
+      related: optionalObjectReference('related is the optional secondary object for more complex actions.'),
       note: s.str('note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.'),
       type: s.str('type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.'),
       deprecatedSource: eventSource('deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.'),

@@ -84,11 +84,15 @@ const rulesSchema = (owner: string): Schema =>
 const clusterRoleSchema: Schema = s.obj(
   {
     rules: rulesSchema('ClusterRole'),
-    aggregationRule: ref(
-      'AggregationRule',
-      'v1.AggregationRule',
-      'AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.',
-    ),
+    // *AggregationRule: absent unless set, so a ClusterRole created by apply has none.
+    aggregationRule: {
+      ...ref(
+        'AggregationRule',
+        'v1.AggregationRule',
+        'AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.',
+      ),
+      'x-go-pointer': true,
+    },
   },
   { description: 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.', 'x-go-type': 'v1.ClusterRole' },
 );

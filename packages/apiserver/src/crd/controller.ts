@@ -9,10 +9,12 @@
  *    with several replicas serving, Established follows NamesAccepted after 5 s (kube's
  *    establishing controller in HA), so every replica serves a CRD before clients are told it is;
  *  - on the leader only: finalizes deleted CRDs (kube's finalizer controller): Terminating, every
- *    custom resource deleted, then the `customresourcecleanup.apiextensions.k8s.io` finalizer removed.
+ *    custom resource deleted, then the `customresourcecleanup.apiextensions.k8s.io` finalizer removed
+ *    in the write that records the deletion complete. No create can land meanwhile: creates hold
+ *    the CRD's etcd revision in their txn (lifecycle.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { apiVersionOf, conflict, groupResourceOf, isConflict, isNotFound, type Catalog, type ResourceDefinition, type ResourceStrategy, type StoredObject, type UserInfo } from '@plinth/api';
+import { apiVersionOf, conflict, groupResourceOf, isConflict, isNotFound, storagePathOf, type Catalog, type ResourceDefinition, type ResourceStrategy, type StoredObject, type UserInfo } from '@plinth/api';
 import type { AdmissionChain } from '@plinth/admission';
 import type { Cacher, EtcdStore, KeyFunctions, WatchCaches } from '@plinth/storage';
 import { ResourceStore, now, type RequestScope } from '../registry/store.js';
@@ -20,6 +22,7 @@ import type { Logger } from '../log.js';
 import { runInformer, type Informer } from '../controllers/informer.js';
 import { buildCustomResourceDefinitions } from './definitions.js';
 import { calculateNamesAndConditions } from './names.js';
+import { crdGuardKey, lifecycleOf, observe, type CRDLifecycle } from './lifecycle.js';
 import { CLEANUP_FINALIZER, conditionOf, isConditionTrue, sameCondition, setCondition, storageVersionOf, type CRD } from './types.js';
 
 const CONTROLLER_USER: UserInfo = { name: 'system:apiserver', uid: '', groups: ['system:masters'] };
@@ -49,7 +52,7 @@ const HA_ESTABLISH_DELAY_MS = 5000;
 interface Served {
   /** The CRD's spec and accepted names this was built from (kube rebuilds when they change). */
   basis: unknown;
-  lifecycle: { terminating: boolean };
+  lifecycle: CRDLifecycle;
   defs: ResourceDefinition[];
   storage: ResourceDefinition;
   cache: Cacher | undefined;
@@ -92,12 +95,11 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const name = crd.metadata.name!;
     const basis = { uid: crd.metadata.uid, spec: crd.spec, acceptedNames: crd.status?.acceptedNames };
     const cur = served.get(name);
-    const terminating = isConditionTrue(crd, 'Terminating');
     if (cur && isDeepStrictEqual(cur.basis, basis)) {
-      cur.lifecycle.terminating = terminating;
+      observe(cur.lifecycle, crd);
       return;
     }
-    const lifecycle = { terminating };
+    const lifecycle = lifecycleOf(crd, deps.keys.objectKey(storagePathOf(deps.crds.def), undefined, name));
     let built: ReturnType<typeof buildCustomResourceDefinitions>;
     try {
       built = buildCustomResourceDefinitions(crd, lifecycle);
@@ -111,7 +113,7 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const cache = deps.watchCaches?.add(prefix, apiVersionOf(storage), storage.kind);
     const backing = cache ?? deps.storage;
     const next = new Map<ResourceDefinition, ResourceStore>();
-    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission }));
+    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, createGuardKey: crdGuardKey(lifecycle, d) }));
     // The storage version's store, for the finalizer, even when that version is not served.
     const storageStore = next.get(storage) ?? new ResourceStore(storage, { storage: backing, keys: deps.keys, admission: deps.admission });
     try {
@@ -225,10 +227,16 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
         await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)).unref());
       }
       if (stopped) return;
-      await modifyCRD(name, (c) => setCondition(c, { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, now()), statusStrategy);
-      await modifyCRD(name, (c) => {
-        c.metadata.finalizers = (c.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-      });
+      // One write, as kube's finalizer controller's UpdateStatus: the CRD is never seen with the
+      // deletion completed and the finalizer still there (creates stay refused either way).
+      await modifyCRD(
+        name,
+        (c) => {
+          setCondition(c, { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, now());
+          c.metadata.finalizers = (c.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+        },
+        statusStrategy,
+      );
     } catch (e) {
       log.v(2, 'custom resource definition finalizer failed', { name, error: String(e) });
     } finally {

@@ -24,6 +24,7 @@ import {
   type Verb,
 } from '@plinth/api';
 import { storageVersionOf, type CRD, type CRDScale, type CRDVersion } from './types.js';
+import type { CRDLifecycle } from './lifecycle.js';
 
 const ALL_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const MAX_INT32 = 2147483647;
@@ -35,8 +36,8 @@ export interface CustomResourceInfo {
   compiled: CompiledVersionSchema;
   /** The scale sub-resource's paths, when the version has one. */
   scale: CRDScale | undefined;
-  /** Shared by every version of the CRD; the controller sets it while the CRD is being deleted. */
-  lifecycle: { terminating: boolean };
+  /** Shared by every version of the CRD; the controller keeps it current (see lifecycle.ts). */
+  lifecycle: CRDLifecycle;
 }
 
 /** Custom resource definitions → what serves them (kube keeps this in its crdInfo). */
@@ -244,6 +245,23 @@ function readDefaultsOf(raw: unknown): ((obj: StoredObject) => StoredObject) | u
   return (obj) => defaulted(obj, tree) as StoredObject;
 }
 
+/**
+ * kube's defaultDeprecationWarning (apiextensions-apiserver customresource_handler.go, 1.24):
+ * `<group>/<version> <Kind> is deprecated`, and `; use <group>/<newer> <Kind>` naming the
+ * highest-priority version that is served, not deprecated and of higher priority than this one
+ * (kube-aware order: GA > beta > alpha, then major, then minor). The kind is the spec's.
+ */
+export function defaultDeprecationWarning(crd: CRD, deprecatedVersion: string): string {
+  const { group, names, versions } = crd.spec;
+  const msg = `${group}/${deprecatedVersion} ${names.kind} is deprecated`;
+  let newest: string | undefined;
+  for (const v of versions) {
+    if (!v.served || v.deprecated || compareKubeAwareVersions(v.name, deprecatedVersion) <= 0) continue;
+    if (newest === undefined || compareKubeAwareVersions(v.name, newest) > 0) newest = v.name;
+  }
+  return newest === undefined ? msg : `${msg}; use ${group}/${newest} ${names.kind}`;
+}
+
 /** The kind's schema as the catalog keeps it: apiVersion, kind and metadata are the catalog's own. */
 function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
   const sch = compiled?.schema;
@@ -258,7 +276,10 @@ function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
  * Names are the CRD's accepted names. Throws when a schema does not compile (validation should
  * have refused that CRD).
  */
-export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminating: boolean } = { terminating: false }): { served: ResourceDefinition[]; storage: ResourceDefinition } {
+export function buildCustomResourceDefinitions(
+  crd: CRD,
+  lifecycle: CRDLifecycle = { terminating: false, uid: crd.metadata.uid ?? '', key: '', revision: 0 },
+): { served: ResourceDefinition[]; storage: ResourceDefinition } {
   const { group, scope } = crd.spec;
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const plural = names.plural;
@@ -297,7 +318,7 @@ export function buildCustomResourceDefinitions(crd: CRD, lifecycle: { terminatin
       storagePath: `${group}/${plural}`,
     };
     if (readDefaults) def.readDefaults = readDefaults;
-    if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? `${group}/${v.name} ${kind} is deprecated`, removedRelease: '' };
+    if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name), removedRelease: '' };
     infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, lifecycle });
     byVersion.set(v.name, def);
   }

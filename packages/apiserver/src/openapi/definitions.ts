@@ -37,25 +37,34 @@ const API_VERSION_DESC =
 const KIND_DESC =
   'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
 
+const LIST_EXTENSIONS = ['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key'] as const;
+
+function copyExtensions(sch: Schema, out: JSONObject): void {
+  for (const k of LIST_EXTENSIONS) {
+    const v = sch[k];
+    if (v !== undefined) out[k] = Array.isArray(v) ? [...v] : v;
+  }
+}
+
 /** Converts catalog schemas to OpenAPI schemas, hoisting named nested structs into `defs`. */
 class Converter {
   constructor(
     readonly names: DefinitionNames,
     readonly defs: Map<string, JSONObject>,
+    /** The Swagger 2.0 document's flavour of custom resource schemas (see `custom`). */
+    readonly v2: boolean,
   ) {}
 
-  /**
-   * `custom`: a custom resource's schema, published as its CRD states it (kube's CRD OpenAPI
-   * builder): a `format: date-time` string stays inline, not a ref to meta/v1 Time.
-   */
-  convert(sch: Schema, pkg: string, field: string, top = false, custom = false): JSONObject {
+  convert(sch: Schema, pkg: string, field: string, top = false): JSONObject {
     const description = sch.description;
     if (sch.$ref) return ref(this.names.qualify(sch.$ref), description);
-    if (!custom && sch.type === 'string' && sch['x-go-type'] === 'v1.MicroTime') return ref(MICRO_TIME, description);
-    if (!custom && sch.type === 'string' && sch.format === 'date-time') return ref(TIME, description);
+    if (sch.type === 'string' && sch['x-go-type'] === 'v1.MicroTime') return ref(MICRO_TIME, description);
+    if (sch.type === 'string' && sch.format === 'date-time') return ref(TIME, description);
     if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) {
       if (field === 'fieldsV1') return ref(FIELDS_V1, description);
-      return { ...(description ? { description } : {}), type: 'object' };
+      // Without a type it holds any JSON value: kube's `JSON` and `JSONSchemaPropsOr*` have none,
+      // so a validating client takes a string or a number there (a CRD's enum, default, example).
+      return { ...(description ? { description } : {}), ...(sch.type ? { type: sch.type } : {}) };
     }
     if (sch['x-kubernetes-int-or-string']) return { ...(description ? { description } : {}), format: 'int-or-string', type: 'string' };
     const typeName = goTypeName(sch);
@@ -71,19 +80,88 @@ class Converter {
     if (sch.type) out['type'] = sch.type;
     if (sch.format) out['format'] = sch.format;
     if (sch.enum) out['enum'] = [...sch.enum];
-    if (sch.items) out['items'] = this.convert(sch.items, pkg, field, false, custom);
-    if (sch.additionalProperties) out['additionalProperties'] = this.convert(sch.additionalProperties, pkg, field, false, custom);
+    if (sch.items) out['items'] = this.convert(sch.items, pkg, field);
+    if (sch.additionalProperties) out['additionalProperties'] = this.convert(sch.additionalProperties, pkg, field);
     if (sch.properties) {
       const props: JSONObject = {};
-      for (const [k, v] of Object.entries(sch.properties)) props[k] = this.convert(v, pkg, k, false, custom);
+      for (const [k, v] of Object.entries(sch.properties)) props[k] = this.convert(v, pkg, k);
       out['properties'] = props;
       out['type'] = 'object';
     }
     if (sch.required?.length) out['required'] = [...sch.required];
-    for (const k of ['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key'] as const) {
-      const v = sch[k];
-      if (v !== undefined) out[k] = Array.isArray(v) ? [...v] : v;
+    copyExtensions(sch, out);
+    return out;
+  }
+
+  /**
+   * A custom resource's schema as kube's CRD OpenAPI builder publishes it (structural
+   * ToKubeOpenAPI after Unfold: a `date-time` string stays inline, int-or-string gets its anyOf).
+   * For Swagger 2.0 it first goes through kube's ToStructuralOpenAPIV2, which leaves untyped what
+   * kubectl's client-side validation would wrongly refuse: nullable values (their items and
+   * properties dropped too, and their names dropped from `required`), values that preserve
+   * unknown fields (items and properties dropped; an object's type too) and arrays left without
+   * items; anyOf goes.
+   */
+  custom(sch: Schema): JSONObject {
+    const preserve = !!sch['x-kubernetes-preserve-unknown-fields'];
+    let type = sch.type;
+    let properties = sch.properties;
+    let items = sch.items;
+    let required = sch.required;
+    if (this.v2) {
+      if (sch.nullable) {
+        type = undefined;
+        properties = undefined;
+        items = undefined;
+      }
+      if (preserve) {
+        properties = undefined;
+        items = undefined;
+      }
+      if (!items && type === 'array') type = undefined;
+      if (preserve && type === 'object') type = undefined;
+      if (required && properties) {
+        const props = properties;
+        required = required.filter((f) => !props[f]?.nullable);
+      }
+      if (sch.additionalProperties?.nullable) required = undefined;
     }
+    const out: JSONObject = {};
+    if (sch.description) out['description'] = sch.description;
+    if (type) out['type'] = type;
+    if (sch.format) out['format'] = sch.format;
+    if (sch.enum) out['enum'] = [...sch.enum];
+    if (!this.v2 && sch.nullable) out['nullable'] = true;
+    if (items) out['items'] = this.custom(items);
+    if (sch.additionalProperties) out['additionalProperties'] = this.custom(sch.additionalProperties);
+    let props: JSONObject | undefined;
+    if (properties) {
+      props = {};
+      for (const [k, v] of Object.entries(properties)) props[k] = this.custom(v);
+    }
+    if (sch['x-kubernetes-int-or-string']) {
+      out['x-kubernetes-int-or-string'] = true;
+      if (!this.v2) out['anyOf'] = [{ type: 'integer' }, { type: 'string' }];
+    }
+    if (preserve) out['x-kubernetes-preserve-unknown-fields'] = true;
+    let req = required ? [...required] : undefined;
+    if (sch['x-kubernetes-embedded-resource']) {
+      out['x-kubernetes-embedded-resource'] = true;
+      // kube's addEmbeddedProperties (not in Swagger 2.0 for an object preserving unknown fields).
+      if (!(this.v2 && preserve)) {
+        props = {
+          ...props,
+          apiVersion: str('apiVersion defines the versioned schema of this representation of an object.'),
+          kind: str('kind is a string value representing the type of this object.'),
+          metadata: ref(this.names.qualify('ObjectMeta'), "Standard object's metadata."),
+        };
+        req = [...(req ?? [])];
+        for (const f of ['kind', 'apiVersion']) if (!req.includes(f)) req.push(f);
+      }
+    }
+    if (props) out['properties'] = props;
+    if (req?.length) out['required'] = req;
+    copyExtensions(sch, out);
     return out;
   }
 }
@@ -194,9 +272,14 @@ function metaExtras(gvs: Array<{ group: string; version: string }>): Record<stri
 
 function kindDefinition(def: KindDefinition, conv: Converter): JSONObject {
   const custom = !!def.unstructured;
-  const pkg = packageOf(def.group, def.version, custom);
-  const out = conv.convert(fullSchemaOf(def), pkg, '', true, custom);
-  const props = out['properties'] as JSONObject;
+  // kube's buildKubeNative: Swagger 2.0 publishes a custom resource whose root preserves unknown
+  // fields as a bare object (kubectl would refuse every field not listed).
+  if (custom && conv.v2 && def.schema['x-kubernetes-preserve-unknown-fields']) {
+    return { type: 'object', 'x-kubernetes-group-version-kind': gvkList([{ group: def.group, version: def.version, kind: def.kind }]) };
+  }
+  const out = custom ? conv.custom(def.schema) : conv.convert(fullSchemaOf(def), packageOf(def.group, def.version), '', true);
+  out['type'] = 'object';
+  const props = (out['properties'] ??= {}) as JSONObject;
   props['apiVersion'] = str(API_VERSION_DESC);
   props['kind'] = str(KIND_DESC);
   props['metadata'] = ref(conv.names.qualify('ObjectMeta'), "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata");
@@ -219,11 +302,14 @@ function listDefinition(def: ResourceDefinition): JSONObject {
   };
 }
 
-/** Every definition, by qualified name (sorted). */
-export function buildDefinitions(catalog: Catalog): Map<string, JSONObject> {
+/**
+ * Every definition, by qualified name (sorted). `v2`: for the Swagger 2.0 document, whose custom
+ * resource schemas kube filters for kubectl (see Converter.custom).
+ */
+export function buildDefinitions(catalog: Catalog, opts: { v2: boolean }): Map<string, JSONObject> {
   const names = new DefinitionNames(catalog);
   const defs = new Map<string, JSONObject>();
-  const conv = new Converter(names, defs);
+  const conv = new Converter(names, defs, opts.v2);
   for (const [short, qualified] of names.entries()) {
     const sch = names.shared.get(short);
     if (sch) defs.set(qualified, conv.convert(sch, qualified.slice(0, qualified.lastIndexOf('.')), '', true));

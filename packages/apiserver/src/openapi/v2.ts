@@ -59,7 +59,7 @@ export function v2PathItem(entry: PathEntry): JSONObject {
 /** The whole Swagger 2.0 document (keys sorted as kube's encoder writes them). */
 export function buildSwagger(catalog: Catalog, opts: OpenAPIOptions = {}): JSONObject {
   const definitions: JSONObject = {};
-  for (const [name, schema] of buildDefinitions(catalog)) definitions[name] = schema;
+  for (const [name, schema] of buildDefinitions(catalog, { v2: true })) definitions[name] = schema;
   const paths: JSONObject = {};
   for (const entry of buildPaths(catalog, opts.verbs, opts)) paths[entry.path] = v2PathItem(entry);
   return sortKeys({

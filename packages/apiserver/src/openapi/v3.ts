@@ -83,7 +83,7 @@ function v3PathItem(entry: PathEntry): JSONObject {
 
 /** Every served group-version's document, in catalog order. */
 export function buildV3(catalog: Catalog, opts: OpenAPIOptions = {}): V3Documents {
-  const defs = buildDefinitions(catalog);
+  const defs = buildDefinitions(catalog, { v2: false });
   const byGV = new Map<string, PathEntry[]>();
   for (const entry of buildPaths(catalog, opts.verbs, opts)) {
     const list = byGV.get(entry.gvPath) ?? [];

@@ -28,7 +28,7 @@ import {
   type UserInfo,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
-import { Cacher, type KeyFunctions, type ListOptions, type ListResult, type Preconditions, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
+import { Cacher, type GuardKey, type KeyFunctions, type ListOptions, type ListResult, type Preconditions, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
@@ -80,6 +80,11 @@ export interface RegistryDeps {
   keys: KeyFunctions;
   admission: AdmissionChain;
   writeGuard?: WriteGuard | undefined;
+  /**
+   * The key every create of this resource holds in its etcd txn (see GuardKey): a custom
+   * resource's CRD, so nothing is created once the CRD is marked for deletion.
+   */
+  createGuardKey?: GuardKey | undefined;
 }
 
 /** Thrown inside a delete attempt when finalizers appeared since the read. */
@@ -272,7 +277,7 @@ export class ResourceStore {
     await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
     const name = obj.metadata.name!;
     try {
-      return this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun }));
+      return this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun, ...this.#guardKey() }));
     } catch (e) {
       throw toStatusError(e, this.def, name);
     }
@@ -315,7 +320,7 @@ export class ResourceStore {
           created = false;
           return this.#prepareUpdate(scope, name, this.#track(existing, next, opts, strategy), existing, opts, strategy);
         },
-        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
+        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...(allowCreate ? this.#guardKey() : {}) },
       );
     } catch (e) {
       throw toStatusError(e, this.def, name);
@@ -400,7 +405,7 @@ export class ResourceStore {
           await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
           return merged;
         },
-        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun },
+        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...(allowCreate ? this.#guardKey() : {}) },
       );
     } catch (e) {
       throw toStatusError(e, this.def, name);
@@ -661,6 +666,12 @@ export class ResourceStore {
     strategy = this.def.strategy,
   ): Promise<void> {
     await this.#deps.admission.validate(this.#attrs(op, scope, obj, old, opts, name, strategy));
+  }
+
+  /** The create options holding the resource's guard key, if it has one. */
+  #guardKey(): { guardKey?: GuardKey } {
+    const g = this.#deps.createGuardKey;
+    return g ? { guardKey: g } : {};
   }
 
   /** An object as read from storage, with the definition's read defaults (a copy when they apply). */
