@@ -2,7 +2,7 @@
  * What the mutating and validating webhook plugins share: their dependencies, one webhook call
  * (kube's callHook up to the verified response) and how a failed call ends (failurePolicy).
  */
-import { internalError, isStatusError, type StoredObject } from '@plinth/api';
+import { internalError, isStatusError, setMember, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes } from '../interfaces.js';
 import type { ConfigurationLister, Webhook } from './config.js';
 import type { NamespaceGetter } from './matching.js';
@@ -68,8 +68,12 @@ export function failureOf(hook: Webhook, err: unknown, deps: WebhookPluginDeps):
   return internalError(err);
 }
 
-/** Replaces the contents of `target` with `source` (the store keeps its reference to the object). */
+/**
+ * Replaces the contents of `target` with `source` (the store keeps its reference to the object).
+ * Member by member with setMember: a webhook's patch may have added a member named `__proto__`,
+ * which Object.assign would turn into the target's prototype.
+ */
 export function replaceObject(target: StoredObject, source: StoredObject): void {
   for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
-  Object.assign(target, source);
+  for (const [k, v] of Object.entries(source)) setMember(target, k, v);
 }

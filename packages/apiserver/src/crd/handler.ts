@@ -34,6 +34,8 @@ import {
   type ManagedFieldsEntry,
   type ResourceDefinition,
   type StoredObject,
+  getOwn,
+  setMember,
 } from '@plinth/api';
 import { contextOf, type Handler } from '../context.js';
 import { PROTOBUF_MEDIA_TYPES, bodyEncoding, negotiate, type ResponseFormat } from '../negotiation.js';
@@ -214,10 +216,10 @@ function setAtPath(obj: Record<string, unknown>, path: string, value: unknown): 
   const keys = path.replace(/^\./, '').split('.');
   let cur = obj;
   for (const k of keys.slice(0, -1)) {
-    if (!isPlainObject(cur[k])) cur[k] = {};
+    if (!isPlainObject(getOwn(cur, k))) setMember(cur, k, {});
     cur = cur[k] as Record<string, unknown>;
   }
-  cur[keys[keys.length - 1]!] = value;
+  setMember(cur, keys[keys.length - 1]!, value);
 }
 
 type ScaleWrite = { kind: 'apply'; applied: Record<string, unknown>; force: boolean } | { kind: 'update'; next(current: StoredObject): unknown };
