@@ -3,7 +3,7 @@
  * (kube's callHook up to the verified response) and how a failed call ends (failurePolicy).
  */
 import { internalError, isStatusError, setMember, type StoredObject } from '@plinth/api';
-import type { AdmissionAttributes } from '../interfaces.js';
+import type { AdmissionAttributes, GroupVersionKind } from '../interfaces.js';
 import type { ConfigurationLister, Webhook } from './config.js';
 import type { NamespaceGetter } from './matching.js';
 import { postReview } from './client.js';
@@ -28,6 +28,13 @@ export interface WebhookPluginDeps {
    * closed) and its latency in seconds.
    */
   observeCall?(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void;
+  /**
+   * Decodes an object a mutating webhook patched into its kind, as kube decodes the patched JSON
+   * into the typed object: fields the kind does not have are dropped (a `__proto__` member among
+   * them), API defaults applied; throws a StatusError for a value of the wrong type. Undefined
+   * when the kind is not decoded here (custom resources): the object is then only defaulted.
+   */
+  decodeObject?(kind: GroupVersionKind, object: unknown): StoredObject | undefined;
 }
 
 /** Reports a finished call to `deps.observeCall`, timed from `t0` (performance.now()). */

@@ -4,7 +4,7 @@
  * webhook changed the object, the webhooks called before it with reinvocationPolicy IfNeeded are
  * called once more (kube's reinvocation round, which admission runs at most once).
  */
-import { applyJsonPatch, internalError, isPlainObject, jsonEqual, type StoredObject } from '@plinth/api';
+import { applyJsonPatch, internalError, isPlainObject, isStatusError, jsonEqual, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf, type Webhook } from './config.js';
 import { callHook, failureOf, observeCall, replaceObject, type WebhookPluginDeps } from './dispatch.js';
@@ -34,8 +34,14 @@ async function callMutatingHook(hook: Webhook, attrs: AdmissionAttributes, deps:
     throw internalError(e);
   }
   if (!isPlainObject(patched) || !isPlainObject(patched['metadata'])) throw internalError('json: cannot unmarshal the patched object into the resource\'s type');
-  const next = patched as StoredObject;
-  attrs.resource.strategy.defaults?.(next);
+  let next: StoredObject;
+  try {
+    next = deps.decodeObject?.(attrs.kind, patched) ?? (patched as StoredObject);
+  } catch (e) {
+    // kube: the patched JSON does not decode into the type → InternalError.
+    throw internalError(isStatusError(e) ? e.message : e);
+  }
+  if (next === patched) attrs.resource.strategy.defaults?.(next);
   const changed = !jsonEqual(object, next);
   replaceObject(object, next);
   return changed;
