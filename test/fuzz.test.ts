@@ -565,6 +565,8 @@ interface FuzzRequest extends WireRequest {
   mustDenyAuth?: string;
   /** Why a 413 would be wrong: the input is huge but within every limit. */
   mustAccept?: string;
+  /** A member of metadata the answer must not have (kube's types drop it). */
+  dropsMember?: string;
 }
 
 /** Static facts the generator draws on; nothing from answers, so a seed replays the same sequence. */
@@ -679,6 +681,7 @@ class RequestGenerator {
 
   /** The request number `index`; call in order (the sequence is the seed's). */
   next(index: number): FuzzRequest {
+    if (this.#rng.chance(0.02)) return this.#protoAttack(index);
     const tags: string[] = [];
     const method = this.#method();
     const built = this.#path(method, tags);
@@ -703,6 +706,30 @@ class RequestGenerator {
     }
     this.#expectations(req, built, auth, body, query.firstLimit);
     return req;
+  }
+
+  /**
+   * Issue 23's attack, aimed: an authorized merge or strategic merge patch of `metadata.__proto__`
+   * (or `constructor`, `prototype`) on a setup object. kube answers 200 with nothing changed: the
+   * member is one the type does not have.
+   */
+  #protoAttack(index: number): FuzzRequest {
+    const rng = this.#rng;
+    const r = rng.pick(this.#world.resources.filter((x) => x.verbs.includes('patch') && x.plural !== 'namespaces'));
+    const type = rng.pick(['merge', 'strategic'] as const);
+    const key = rng.weighted<string>([[3, '__proto__'], [1, 'constructor'], [1, 'prototype']]);
+    const patch = objOf([['metadata', objOf([[key, protoPoison(rng.pick([0, 0, 1]))]])]]);
+    if (rng.chance(0.3)) put(patch, rng.pick(PROTO_KEYS), protoPoison(0));
+    const path = `${objectPath(r, rng.pick(SETUP_NAMES), r.namespaced ? rng.pick(SETUP_NAMESPACES.slice(0, 2)) : undefined)}${rng.chance(0.5) ? '?dryRun=All' : ''}`;
+    return {
+      index,
+      method: 'PATCH',
+      path,
+      headers: { ...bearer(this.#world.token), 'content-type': PATCH_TYPES[type], accept: 'application/json' },
+      body: Buffer.from(JSON.stringify(patch)),
+      tags: ['proto-attack', `kind:${r.kind}`, `patch:${type}`, `key:${key}`],
+      dropsMember: key,
+    };
   }
 
   // --- oracles -------------------------------------------------------------------------------
@@ -1461,10 +1488,12 @@ class RequestGenerator {
     for (const [k, v] of Object.entries(full)) if (rng.chance(0.5)) put(patch, k, v);
     if (Object.keys(patch).length === 0) patch['metadata'] = { labels: { patched: String(rng.int(10)) } };
     if (rng.chance(0.1)) put(patch, rng.pick(Object.keys(patch)), null);
-    if (rng.chance(0.15)) {
-      tags.push('patch:proto-keys');
-      put(metadataOf(patch), rng.pick(PROTO_KEYS), protoPoison(1 + rng.int(2)));
-      if (rng.chance(0.5)) put(patch, rng.pick(PROTO_KEYS), protoPoison(1));
+    if (rng.chance(0.3)) {
+      // Issue 23's attack: `metadata.__proto__` merged into what the object inherits.
+      const key = rng.weighted<string>([[3, '__proto__'], [1, 'constructor'], [1, 'prototype'], [1, 'toString']]);
+      tags.push(`patch:proto-keys:${key}`);
+      put(metadataOf(patch), key, protoPoison(rng.pick([0, 0, 1, 2])));
+      if (rng.chance(0.3)) put(patch, rng.pick(PROTO_KEYS), protoPoison(1));
     }
     let directives = false;
     if (strategic) {
@@ -1847,6 +1876,9 @@ function judge(req: FuzzRequest, outcome: Outcome): Failure[] {
   if (req.mustRefuse && ok) fail('accepted what must be refused', req.mustRefuse);
   if (req.mustDenyAuth && a.status !== 401 && a.status !== 403) fail('not 401/403', req.mustDenyAuth);
   if (req.mustAccept && a.status === 413) fail('a legal input refused as too large', req.mustAccept);
+  if (req.dropsMember && ok && isObj(decoded?.value) && isObj(decoded.value['metadata']) && Object.hasOwn(decoded.value['metadata'], req.dropsMember)) {
+    fail('a member kube drops was kept', `metadata.${req.dropsMember} of a patch answered with the object holding it`);
+  }
   if (decoded?.error) fail(ok ? 'undecodable success body' : 'undecodable error body', normalizeCause(decoded.error));
   else if (decoded && !ok) {
     const problems = statusProblems(decoded.value, a.status);
