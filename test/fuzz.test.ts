@@ -13,6 +13,16 @@
  * Afterwards every listed object can be read by name (identical to its list item) and PUT back
  * unchanged with `dryRun=All`.
  *
+ * Keys named like `Object.prototype` members (`__proto__`, `constructor`, `prototype`, ...) go into
+ * bodies at any depth, into patches and patch paths, selectors, media-type parameters and query
+ * names: they are data, so after every answer `Object.prototype`, `Array.prototype` and
+ * `Function.prototype` of this process (the server runs in it) must have exactly the members they
+ * had. Huge but legal inputs (bodies near the 3 MiB limit whose bulk decoding drops, thousands of
+ * labels, annotations or JSON patch operations, long strings within the limits) must never be
+ * refused as too large. Throughout the run a few slow clients hold connections open (bodies sent a
+ * byte at a time, a large list never read; fuzz-pressure.ts), and a probe of its own must get
+ * `/readyz` and a GET answered within 2 s every half second; the suite ends the slow clients itself.
+ *
  * Inputs kube itself answers 5xx to are not generated: a resourceVersion etcd has not reached
  * (504 after 3 s), a stored object over etcd's 1.5 MiB request limit (huge strings only go where
  * validation refuses them), strategic-merge inputs kube's merge code answers 500 to.
@@ -33,6 +43,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { usePlinth } from './harness.js';
+import { startProbe, startSlowClients, watchPrototypes } from './fuzz-pressure.js';
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -71,6 +82,12 @@ const SETUP_NAMES = ['obj-0', 'obj-1'];
 const CREATABLE_NAMES = ['fz-0', 'fz-1', 'fz-2', 'fz-3'];
 /** Namespaces the run creates and deletes, so deleting the setup namespaces stays rare. */
 const DISPOSABLE_NAMESPACES = ['fz-ns-0', 'fz-ns-1', 'fz-ns-2'];
+/** Names of Object.prototype members: ordinary keys in kube. */
+const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
+/** The body limit (3 MiB): huge legal bodies stay just below it. */
+const BODY_LIMIT = 3 * 1024 * 1024;
+/** Namespace of a few large ConfigMaps: the list slow clients ask for and never read. */
+const BIG_NAMESPACE = 'fuzz-big';
 /** Stands in for a deeply nested value until serialization (JSON.stringify would recurse 10,000 deep). */
 const DEEP = 'FUZZ_DEEP_SENTINEL';
 
@@ -287,6 +304,20 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** `o[k] = v` as data, `__proto__` included (an assignment would set the prototype). */
+function put(o: Obj, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
+/** An object from entries, each key a member (Object.fromEntries defines `__proto__` as data too). */
+const objOf = (entries: Array<[string, unknown]>): Obj => Object.fromEntries(entries);
+
+/** A value that would pollute a prototype if a key of it were walked into: it must stay data. */
+function protoPoison(depth: number): Obj {
+  const leaf = objOf([['deletionTimestamp', '2020-01-01T00:00:00Z'], ['retryAfterSeconds', 7], ['polluted', true]]);
+  return depth <= 0 ? leaf : objOf([['__proto__', protoPoison(depth - 1)], ['constructor', objOf([['prototype', protoPoison(depth - 1)]])]]);
+}
+
 /** A valid object of `r`'s kind (the fields kube validates are filled as it wants them). */
 function validObject(r: ServedResource, name: string, namespace: string | undefined, rng: Rng): Obj {
   const metadata: Obj = { name };
@@ -295,6 +326,9 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
   if (rng.chance(0.3)) metadata['annotations'] = { note: 'fuzzed' };
   const base: Obj = { apiVersion: r.apiVersion, kind: r.kind, metadata };
   switch (r.kind) {
+    case 'ConfigMap':
+      if (isObj(metadata['labels'])) put(metadata['labels'], 'constructor', 'c');
+      return { ...base, data: objOf([['__proto__', 'p'], ['constructor', 'c'], ['toString', 't'], ['key', 'value']]) };
     case 'ServiceAccount':
       return { ...base, secrets: [{ name: 'token' }], imagePullSecrets: [{ name: 'pull' }], automountServiceAccountToken: rng.chance(0.5) };
     case 'Secret':
@@ -421,6 +455,9 @@ const CONTENT_TYPES: Weighted<string | undefined> = [
   [1, ';'],
   [1, 'application/x-www-form-urlencoded'],
   [1, 'multipart/form-data; boundary=x'],
+  [1, 'constructor'],
+  [1, '__proto__'],
+  [1, 'application/json; __proto__=x; constructor=y'],
 ];
 const PATCH_TYPES = {
   json: 'application/json-patch+json',
@@ -448,6 +485,8 @@ const ACCEPTS = [
   ';;;',
   ',,,',
   'garbage',
+  'application/json;__proto__=x;constructor=y',
+  'application/json;as=__proto__;g=constructor;v=toString',
   'text/html, application/xml;q=0.9',
   'application/json, '.repeat(200),
 ];
@@ -524,6 +563,10 @@ interface FuzzRequest extends WireRequest {
   mustRefuse?: string;
   /** Why the answer must be 401 or 403 (credentials kube does not accept, on a non-public path). */
   mustDenyAuth?: string;
+  /** Why a 413 would be wrong: the input is huge but within every limit. */
+  mustAccept?: string;
+  /** A member of metadata the answer must not have (kube's types drop it). */
+  dropsMember?: string;
 }
 
 /** Static facts the generator draws on; nothing from answers, so a seed replays the same sequence. */
@@ -559,6 +602,8 @@ interface BuiltBody {
   query: string[];
   /** The payload writes Secret data that is not base64, and nothing else disturbed it. */
   invalidSecretData: boolean;
+  /** Why a 413 would be wrong (a huge input within every limit). */
+  mustAccept?: string;
 }
 
 interface Slot {
@@ -592,7 +637,7 @@ function slotValue(s: Slot): unknown {
 
 function setSlot(s: Slot, value: unknown): void {
   if (Array.isArray(s.parent)) s.parent[s.key as number] = value;
-  else s.parent[s.key as string] = value;
+  else put(s.parent, s.key as string, value);
 }
 
 function metadataOf(obj: Obj): Obj {
@@ -636,6 +681,7 @@ class RequestGenerator {
 
   /** The request number `index`; call in order (the sequence is the seed's). */
   next(index: number): FuzzRequest {
+    if (this.#rng.chance(0.02)) return this.#protoAttack(index);
     const tags: string[] = [];
     const method = this.#method();
     const built = this.#path(method, tags);
@@ -653,12 +699,37 @@ class RequestGenerator {
     fitHeaderLimit(path, headers, tags);
     const req: FuzzRequest = { index, method, path, headers, tags };
     if (body.body) req.body = body.body;
+    if (body.mustAccept) req.mustAccept = body.mustAccept;
     if (body.body && this.#rng.chance(0.1)) {
       req.chunked = true;
       tags.push('chunked');
     }
     this.#expectations(req, built, auth, body, query.firstLimit);
     return req;
+  }
+
+  /**
+   * Issue 23's attack, aimed: an authorized merge or strategic merge patch of `metadata.__proto__`
+   * (or `constructor`, `prototype`) on a setup object. kube answers 200 with nothing changed: the
+   * member is one the type does not have.
+   */
+  #protoAttack(index: number): FuzzRequest {
+    const rng = this.#rng;
+    const r = rng.pick(this.#world.resources.filter((x) => x.verbs.includes('patch') && x.plural !== 'namespaces'));
+    const type = rng.pick(['merge', 'strategic'] as const);
+    const key = rng.weighted<string>([[3, '__proto__'], [1, 'constructor'], [1, 'prototype']]);
+    const patch = objOf([['metadata', objOf([[key, protoPoison(rng.pick([0, 0, 1]))]])]]);
+    if (rng.chance(0.3)) put(patch, rng.pick(PROTO_KEYS), protoPoison(0));
+    const path = `${objectPath(r, rng.pick(SETUP_NAMES), r.namespaced ? rng.pick(SETUP_NAMESPACES.slice(0, 2)) : undefined)}${rng.chance(0.5) ? '?dryRun=All' : ''}`;
+    return {
+      index,
+      method: 'PATCH',
+      path,
+      headers: { ...bearer(this.#world.token), 'content-type': PATCH_TYPES[type], accept: 'application/json' },
+      body: Buffer.from(JSON.stringify(patch)),
+      tags: ['proto-attack', `kind:${r.kind}`, `patch:${type}`, `key:${key}`],
+      dropsMember: key,
+    };
   }
 
   // --- oracles -------------------------------------------------------------------------------
@@ -884,6 +955,8 @@ class RequestGenerator {
       'fieldValidation',
       'orphanDependents',
       'junk',
+      '__proto__',
+      'constructor',
     ]);
     return [key, this.#paramValue(key)];
   }
@@ -902,9 +975,9 @@ class RequestGenerator {
       case 'resourceVersionMatch':
         return rng.pick(['Exact', 'NotOlderThan', 'junk', '']);
       case 'labelSelector':
-        return rng.pick(['a=b', 'app=fuzz', 'a in (b', '!!bad==', 'a,b', `x=${'y'.repeat(300)}`, 'a notin (x,y)', '=', 'a!=', 'example.com/tier', '!a', 'a in ()']);
+        return rng.pick(['a=b', 'app=fuzz', 'a in (b', '!!bad==', 'a,b', `x=${'y'.repeat(300)}`, 'a notin (x,y)', '=', 'a!=', 'example.com/tier', '!a', 'a in ()', 'constructor', 'constructor=c', '!toString', '__proto__', 'hasOwnProperty in (a,b)']);
       case 'fieldSelector':
-        return rng.pick(['metadata.name=obj-0', 'metadata.namespace!=fuzz-a', 'spec.junk=1', 'a==b==c', 'metadata.name', 'type=Opaque', '']);
+        return rng.pick(['metadata.name=obj-0', 'metadata.namespace!=fuzz-a', 'spec.junk=1', 'a==b==c', 'metadata.name', 'type=Opaque', '', 'metadata.__proto__=x', 'constructor=x', 'metadata.labels.constructor=c']);
       case 'watch':
         return rng.pick(['1', 'true', '0', 'false', 'junk']);
       case 'timeoutSeconds':
@@ -968,9 +1041,10 @@ class RequestGenerator {
     switch (method) {
       case 'POST':
       case 'PUT':
+        if (rng.chance(0.012)) return this.#hugeLegalBody(built, tags);
         return rng.chance(0.88) ? this.#objectBody(built, tags) : this.#junkBody(tags);
       case 'PATCH':
-        return this.#patchBody(built, tags);
+        return rng.chance(0.015) ? this.#hugeLegalPatch(built, tags) : this.#patchBody(built, tags);
       case 'DELETE':
         return rng.chance(0.3) ? this.#deleteOptionsBody(tags) : { query: [], invalidSecretData: false };
       default:
@@ -1016,6 +1090,7 @@ class RequestGenerator {
       [9, 'metadata-junk'],
       [5, 'secret-type'],
       [2, 'empty'],
+      [10, 'proto-keys'],
     ] as const);
     const slots = slotsOf(obj);
     const containers = [obj, ...slots.map(slotValue).filter(isObj)];
@@ -1128,6 +1203,12 @@ class RequestGenerator {
           ]),
         );
         break;
+      case 'proto-keys': {
+        // Prototype-named keys are data: kept in maps, dropped from structs, never walked into.
+        const key = rng.pick(PROTO_KEYS);
+        put(rng.pick(containers), key, rng.chance(0.6) ? protoPoison(rng.int(3)) : rng.pick<unknown>(['v', 'YQ==', 7, [protoPoison(0)]]));
+        return `mut:proto-keys:${key}`;
+      }
       default:
         for (const k of Object.keys(obj)) if (k !== 'apiVersion' && k !== 'kind') delete obj[k];
     }
@@ -1404,9 +1485,16 @@ class RequestGenerator {
     const deep: { spec?: DeepSpec } = {};
     const full = this.#object(built, tags, deep);
     const patch: Obj = {};
-    for (const [k, v] of Object.entries(full)) if (rng.chance(0.5)) patch[k] = v;
+    for (const [k, v] of Object.entries(full)) if (rng.chance(0.5)) put(patch, k, v);
     if (Object.keys(patch).length === 0) patch['metadata'] = { labels: { patched: String(rng.int(10)) } };
-    if (rng.chance(0.1)) patch[rng.pick(Object.keys(patch))] = null;
+    if (rng.chance(0.1)) put(patch, rng.pick(Object.keys(patch)), null);
+    if (rng.chance(0.3)) {
+      // Issue 23's attack: `metadata.__proto__` merged into what the object inherits.
+      const key = rng.weighted<string>([[3, '__proto__'], [1, 'constructor'], [1, 'prototype'], [1, 'toString']]);
+      tags.push(`patch:proto-keys:${key}`);
+      put(metadataOf(patch), key, protoPoison(rng.pick([0, 0, 1, 2])));
+      if (rng.chance(0.3)) put(patch, rng.pick(PROTO_KEYS), protoPoison(1));
+    }
     let directives = false;
     if (strategic) {
       keepOutOfKube500s(patch);
@@ -1421,6 +1509,9 @@ class RequestGenerator {
             { '$deleteFromPrimitiveList/finalizers': ['kubernetes'] },
             { $retainKeys: ['metadata', 'x'] },
             { '$setElementOrder/junk': [] },
+            { '$setElementOrder/__proto__': [] },
+            { '$deleteFromPrimitiveList/constructor': ['x'] },
+            { $retainKeys: ['__proto__', 'constructor', 'metadata'] },
           ]),
         );
       }
@@ -1470,6 +1561,14 @@ class RequestGenerator {
       '/metadata/finalizers/-',
       '/metadata/labels/a~1b',
       '/metadata/labels/~2bad',
+      '/metadata/__proto__',
+      '/metadata/__proto__/deletionTimestamp',
+      '/constructor/prototype/x',
+      '/__proto__',
+      '/metadata/labels/constructor',
+      '/metadata/annotations/toString',
+      '/data/__proto__',
+      '/metadata/constructor/prototype',
       '/data/key',
       '/rules/0/verbs/-',
       '/subjects/0/name',
@@ -1482,13 +1581,13 @@ class RequestGenerator {
       'no-slash',
     ]);
     const op: Obj = { op: rng.pick(['add', 'remove', 'replace', 'move', 'copy', 'test', 'junk']), path };
-    if (op['op'] === 'move' || op['op'] === 'copy') op['from'] = rng.pick(['/metadata/labels', '/metadata', '/nope', '/metadata/name', '']);
+    if (op['op'] === 'move' || op['op'] === 'copy') op['from'] = rng.pick(['/metadata/labels', '/metadata', '/nope', '/metadata/name', '', '/metadata/__proto__', '/constructor', '/data/__proto__']);
     if (op['op'] !== 'remove') {
       if (rng.chance(0.15)) {
         deep.spec ??= { depth: rng.pick(DEPTHS), shape: rng.pick(['array', 'object'] as const) };
         op['value'] = DEEP;
       } else {
-        op['value'] = rng.chance(0.05) ? 'v'.repeat(65_536) : rng.pick<unknown>(['fuzz', 'dmFsdWU=', { a: 'b' }, ['get'], null, 5, this.#randomValue(2)]);
+        op['value'] = rng.chance(0.05) ? 'v'.repeat(65_536) : rng.pick<unknown>(['fuzz', 'dmFsdWU=', { a: 'b' }, ['get'], null, 5, this.#randomValue(2), protoPoison(1)]);
       }
     }
     return op;
@@ -1503,6 +1602,88 @@ class RequestGenerator {
     if (jsonPatch) return Buffer.from(`[{"op":"add","path":"/${field}","value":${deepText(d)}}]`);
     const [outer, inner] = field.split('/');
     return Buffer.from(inner ? `{"${outer}":{"${inner}":${deepText(d)}}}` : `{"${outer}":${deepText(d)}}`);
+  }
+
+  /**
+   * A huge body every limit allows: near 3 MiB with the bulk in a field decoding drops, thousands
+   * of labels, annotations or data keys, or a string as long as the annotation limit lets it be.
+   * What is stored stays far below etcd's request limit, so a 413 is wrong.
+   */
+  #hugeLegalBody(built: BuiltPath, tags: string[]): BuiltBody {
+    const rng = this.#rng;
+    const t = built.target;
+    const r = t?.resource ?? rng.pick(this.#world.resources);
+    const name = t?.name && built.clean ? t.name : rng.pick(CREATABLE_NAMES);
+    const obj = validObject(r, name, r.namespaced ? t?.namespace : undefined, rng);
+    const meta = metadataOf(obj);
+    const how = rng.pick(['bulk-dropped', 'many-labels', 'many-annotations', 'long-annotation', 'many-data'] as const);
+    tags.push(`kind:${r.kind}`, `huge-legal:${how}`);
+    let family: 'json' | 'yaml' = 'json';
+    switch (how) {
+      case 'bulk-dropped':
+        // The bulk in a field the kind does not have: decoding drops it.
+        obj['bogusBulk'] = 'u'.repeat(BODY_LIMIT - 64 * 1024);
+        break;
+      case 'many-labels':
+        meta['labels'] = objOf(Array.from({ length: 5000 }, (_, i) => [`l${i}`, 'v']));
+        break;
+      case 'many-annotations':
+        meta['annotations'] = objOf(Array.from({ length: 2000 }, (_, i) => [`a${i}`, 'x'.repeat(100)]));
+        break;
+      case 'long-annotation':
+        // The annotations' total limit is 256 KiB: one value just below it, in YAML half the time.
+        meta['annotations'] = { long: 'x'.repeat(250_000) };
+        family = rng.chance(0.5) ? 'yaml' : 'json';
+        break;
+      default: {
+        const keys = Array.from({ length: 20_000 }, (_, i): [string, unknown] => [`k${i}`, 'YQ==']);
+        if (r.kind === 'ConfigMap' || r.kind === 'Secret') obj['data'] = objOf(keys);
+        else obj['bogusKeys'] = objOf(keys);
+      }
+    }
+    const text = family === 'yaml' ? stringifyYaml(obj, { lineWidth: 0 }) : JSON.stringify(obj);
+    return {
+      body: Buffer.from(text),
+      contentType: family === 'yaml' ? 'application/yaml' : 'application/json',
+      query: [],
+      invalidSecretData: false,
+      mustAccept: `a huge but legal body (${how}, ${text.length} bytes)`,
+    };
+  }
+
+  /** A huge patch every limit allows (see #hugeLegalBody): merge, JSON patch of thousands of operations, apply. */
+  #hugeLegalPatch(built: BuiltPath, tags: string[]): BuiltBody {
+    const rng = this.#rng;
+    const how = rng.pick(['merge-bulk', 'merge-annotations', 'json-many-ops', 'apply-long-string'] as const);
+    tags.push(`huge-legal:${how}`);
+    let body: string;
+    let contentType: string;
+    const query: string[] = [];
+    switch (how) {
+      case 'merge-bulk':
+        body = JSON.stringify({ metadata: { labels: { patched: 'yes' } }, bogusBulk: 'u'.repeat(BODY_LIMIT - 64 * 1024) });
+        contentType = rng.pick([PATCH_TYPES.merge, PATCH_TYPES.strategic]);
+        break;
+      case 'merge-annotations':
+        body = JSON.stringify({ metadata: { annotations: objOf(Array.from({ length: 2000 }, (_, i) => [`m${i}`, 'y'.repeat(100)])) } });
+        contentType = PATCH_TYPES.merge;
+        break;
+      case 'json-many-ops':
+        // Below kube's 10,000 operations: an annotations map, then 9,000 members of it.
+        body = JSON.stringify([{ op: 'add', path: '/metadata/annotations', value: {} }, ...Array.from({ length: 9000 }, (_, i) => ({ op: 'add', path: `/metadata/annotations/j${i}`, value: 'v' }))]);
+        contentType = PATCH_TYPES.json;
+        break;
+      default: {
+        const t = built.target;
+        const r = t?.resource ?? rng.pick(this.#world.resources);
+        const obj = validObject(r, t?.name && built.clean ? t.name : rng.pick(CREATABLE_NAMES), r.namespaced ? t?.namespace : undefined, rng);
+        metadataOf(obj)['annotations'] = { long: 'z'.repeat(250_000) };
+        body = stringifyYaml(obj, { lineWidth: 0 });
+        contentType = PATCH_TYPES.apply;
+        query.push('fieldManager=fuzz-huge', 'force=true');
+      }
+    }
+    return { body: Buffer.from(body), contentType, query, invalidSecretData: false, mustAccept: `a huge but legal patch (${how}, ${body.length} bytes)` };
   }
 
   /** A server-side apply body: a mutated object in YAML (or JSON, which is YAML too). */
@@ -1694,6 +1875,10 @@ function judge(req: FuzzRequest, outcome: Outcome): Failure[] {
   const ok = a.status >= 200 && a.status < 300;
   if (req.mustRefuse && ok) fail('accepted what must be refused', req.mustRefuse);
   if (req.mustDenyAuth && a.status !== 401 && a.status !== 403) fail('not 401/403', req.mustDenyAuth);
+  if (req.mustAccept && a.status === 413) fail('a legal input refused as too large', req.mustAccept);
+  if (req.dropsMember && ok && isObj(decoded?.value) && isObj(decoded.value['metadata']) && Object.hasOwn(decoded.value['metadata'], req.dropsMember)) {
+    fail('a member kube drops was kept', `metadata.${req.dropsMember} of a patch answered with the object holding it`);
+  }
   if (decoded?.error) fail(ok ? 'undecodable success body' : 'undecodable error body', normalizeCause(decoded.error));
   else if (decoded && !ok) {
     const problems = statusProblems(decoded.value, a.status);
@@ -1788,6 +1973,16 @@ async function populate(c: WireClient, token: string, resources: ServedResource[
   }
   const list = await getJson<{ metadata: { resourceVersion: string } }>(c, token, '/api/v1/namespaces');
   return { protobufSamples: samples, maxRv: Number(list.metadata.resourceVersion) };
+}
+
+/** A list of about 2.8 MB (four ConfigMaps of 700 KB) for the slow clients that never read it. */
+async function populateLargeList(c: WireClient, token: string): Promise<void> {
+  const post = async (path: string, obj: Obj): Promise<void> => {
+    const o = await c.send({ method: 'POST', path, headers: { ...bearer(token), 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(obj)) });
+    assert.equal(o.answer?.status, 201, `setup: POST ${path}: ${o.error ?? o.answer?.body.toString().slice(0, 300)}`);
+  };
+  await post('/api/v1/namespaces', { metadata: { name: BIG_NAMESPACE } });
+  for (let i = 0; i < 4; i++) await post(`/api/v1/namespaces/${BIG_NAMESPACE}/configmaps`, { metadata: { name: `big-${i}` }, data: { blob: 'b'.repeat(700_000) } });
 }
 
 interface Listed {
@@ -1919,8 +2114,10 @@ test('fuzz: seeded requests get no 5xx, reset or hang, errors are Status objects
   const client = new WireClient('127.0.0.1', server.port, readFileSync(server.caFile, 'utf8'), CONCURRENCY);
   t.after(() => client.close());
 
+  const protos = watchPrototypes();
   const resources = await discover(client, token);
   const { protobufSamples, maxRv } = await populate(client, token, resources);
+  await populateLargeList(client, token);
   const generator = new RequestGenerator({ resources, token, protobufSamples, maxRv }, SEED);
 
   const failures: Failure[] = [];
@@ -1960,6 +2157,17 @@ test('fuzz: seeded requests get no 5xx, reset or hang, errors are Status objects
   });
   t.after(release);
 
+  // Slow clients hold connections for the whole run; a probe of its own must still be answered.
+  const ca = readFileSync(server.caFile, 'utf8');
+  const slow = startSlowClients({ host: '127.0.0.1', port: server.port, ca, token, tricklers: 3, nonReaders: 3, largePath: `/api/v1/namespaces/${BIG_NAMESPACE}/configmaps` });
+  const probe = startProbe({ host: '127.0.0.1', port: server.port, ca, token, paths: ['/readyz', '/api/v1/namespaces/default'], intervalMs: 500, deadlineMs: 2000 });
+  t.after(async () => {
+    slow.stop();
+    await probe.stop();
+  });
+  await slow.ready;
+  await probe.once();
+
   const fuzzStart = Date.now();
   const worker = async (): Promise<void> => {
     while (next < COUNT && !aborted) {
@@ -1972,6 +2180,12 @@ test('fuzz: seeded requests get no 5xx, reset or hang, errors are Status objects
       const key = outcome.answer ? String(outcome.answer.status) : 'no answer';
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
       failures.push(...judge(req, outcome));
+      // The server runs in this process: a prototype-named key walked into would show here.
+      const damage = protos.damage();
+      if (damage) {
+        const others = [...inFlight.values()];
+        failures.push({ check: 'prototype changed', cause: normalizeCause(damage), request: req, detail: `${damage}${others.length > 0 ? `\n    also in flight:\n${others.map((r) => describeRequest(r, token)).join('\n')}` : ''}` });
+      }
       if (outcome.error !== undefined) {
         // One broken connection may be that request's alone; a server that stopped answering ends the run.
         const probe = await client.send({ method: 'GET', path: '/readyz', headers: bearer(token) }, 5000);
@@ -1982,6 +2196,14 @@ test('fuzz: seeded requests get no 5xx, reset or hang, errors are Status objects
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   await Promise.all(crashReports);
   const fuzzSeconds = (Date.now() - fuzzStart) / 1000;
+
+  // One more round while the slow clients still hold their connections, then they go.
+  await probe.once();
+  const probed = await probe.stop();
+  const slowReport = slow.stop();
+  for (const f of probed.failures) failures.push({ check: 'probe', cause: normalizeCause(f), detail: `${f} (while ${slowReport.tricklers} clients trickled bodies and ${slowReport.nonReaders} left a large list unread)` });
+  const damage = protos.damage();
+  if (damage) failures.push({ check: 'prototype changed', cause: normalizeCause(damage), detail: damage });
 
   let integrity = { checked: 0, beingDeleted: 0 };
   if (!aborted) {
@@ -1999,6 +2221,7 @@ test('fuzz: seeded requests get no 5xx, reset or hang, errors are Status objects
       .map(([k, v]) => `${k}×${v}`)
       .join(' ')}`,
     `integrity: ${integrity.checked} stored objects read back and re-validated (${integrity.beingDeleted} with a deletionTimestamp); failures: ${failures.length}`,
+    `slow clients: ${slowReport.tricklers} trickling (${slowReport.bytesTrickled} bytes sent, ${slowReport.answeredEarly.length} answered early), ${slowReport.nonReaders} not reading; probe: ${probed.rounds} rounds, slowest ${probed.slowest} ms`,
   ];
   for (const line of summary) {
     t.diagnostic(line);

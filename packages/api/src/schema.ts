@@ -7,6 +7,7 @@ import { isPlainObject } from './types.js';
 import { Base64Error, canonicalBase64 } from './base64.js';
 import { checkDepth } from './depth.js';
 import { MicroTimeError, canonicalMicroTime } from './microtime.js';
+import { setMember } from './json.js';
 
 /** The `x-go-type` that marks a metav1.MicroTime string. */
 export const MICRO_TIME = 'v1.MicroTime';
@@ -64,6 +65,15 @@ export const s = {
   any: (description?: string): Schema => ({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...(description ? { description } : {}) }),
 };
 
+/**
+ * The schema of the property `key` of an object schema: its own entry in `properties` only (a key
+ * such as `constructor` or `__proto__` is a field name like any other, never an inherited member).
+ */
+export function propertySchema(schema: Schema, key: string): Schema | undefined {
+  const props = schema.properties;
+  return props !== undefined && Object.hasOwn(props, key) ? props[key] : undefined;
+}
+
 export class DecodeError extends Error {}
 
 export type Definitions = ReadonlyMap<string, Schema>;
@@ -101,7 +111,8 @@ function jsonTypeName(v: unknown): string {
  * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
  * for messages, e.g. `ServiceAccount.secrets`. Unknown fields are dropped; with `unknown` given,
  * their JSON paths (`spec.containers[0].foo`, as kube's strict decoding names them) are added to
- * it — `path` is the path of `value` itself.
+ * it — `path` is the path of `value` itself. Every key is data: a member named `__proto__` or
+ * `constructor` is kept or dropped by the schema like any other.
  */
 export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = ''): unknown {
   if (value === null || value === undefined) return undefined;
@@ -164,20 +175,20 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
       const out: Record<string, unknown> = {};
       if (sch.properties) {
         for (const [k, v] of Object.entries(value)) {
-          const ps = sch.properties[k];
+          const ps = propertySchema(sch, k);
           if (!ps) {
-            if (sch['x-kubernetes-preserve-unknown-fields']) out[k] = v;
+            if (sch['x-kubernetes-preserve-unknown-fields']) setMember(out, k, v);
             else unknown?.push(path ? `${path}.${k}` : k);
             continue; // kube drops unknown fields on decode
           }
           const c = unknown ? conform(v, ps, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, ps, defs, `${where}.${k}`, depth + 1);
-          if (c !== undefined && !omittedWhenEmpty(c, ps, defs)) out[k] = c;
+          if (c !== undefined && !omittedWhenEmpty(c, ps, defs)) setMember(out, k, c);
         }
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
         for (const [k, v] of Object.entries(value)) {
           const c = unknown ? conform(v, vs, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, vs, defs, `${where}.${k}`, depth + 1);
-          out[k] = c === undefined ? zeroOf(vs, defs) : c;
+          setMember(out, k, c === undefined ? zeroOf(vs, defs) : c);
         }
       } else {
         return value;

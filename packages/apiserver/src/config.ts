@@ -14,6 +14,7 @@ import type { CompletedOptions } from './options.js';
 import type { Logger } from './log.js';
 import type { Handler } from './context.js';
 import { ResourceStore } from './registry/store.js';
+import { decodeAdmitted } from './registry/codec.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
@@ -235,7 +236,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name, opts) => getNamespace('', name, opts),
-      mutatingWebhook: () => createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations') }),
+      mutatingWebhook: () =>
+        createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
     });
     const stores = new Map<ResourceDefinition, ResourceStore>();

@@ -179,7 +179,7 @@ export class FeatureGates {
 export function featureGatesFrom(given: Record<string, boolean>, errs: string[], warn: (msg: string) => void): FeatureGates {
   const values = new Map<string, boolean>();
   for (const [name, value] of Object.entries(given)) {
-    const spec = (FEATURE_GATES as Record<string, FeatureSpec>)[name];
+    const spec = Object.hasOwn(FEATURE_GATES, name) ? (FEATURE_GATES as Record<string, FeatureSpec>)[name] : undefined;
     if (!spec) {
       errs.push(`unrecognized feature gate: ${name}`);
       continue;
@@ -198,7 +198,7 @@ export function featureGatesFrom(given: Record<string, boolean>, errs: string[],
     const value = values.get(special);
     if (value === undefined) continue;
     for (const [name, spec] of Object.entries(FEATURE_GATES) as Array<[string, FeatureSpec]>) {
-      if (spec.stage === stage && name !== 'AllAlpha' && name !== 'AllBeta' && !(name in given)) values.set(name, value);
+      if (spec.stage === stage && name !== 'AllAlpha' && name !== 'AllBeta' && !Object.hasOwn(given, name)) values.set(name, value);
     }
   }
   return new FeatureGates(values);

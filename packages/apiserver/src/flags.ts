@@ -249,7 +249,7 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
       return { [raw.slice(0, eq)]: raw.slice(eq + 1) };
     }
     case 'mapBool': {
-      const out: Record<string, boolean> = {};
+      const out = Object.create(null) as Record<string, boolean>;
       for (const pair of raw.split(',')) {
         if (pair.trim() === '') continue;
         const eq = pair.indexOf('=');
@@ -262,7 +262,7 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
       return out;
     }
     case 'config': {
-      const out: Record<string, string> = {};
+      const out = Object.create(null) as Record<string, string>;
       for (const pair of raw.split(',')) {
         if (pair.trim() === '') continue;
         const eq = pair.indexOf('=');

@@ -2,7 +2,7 @@
  * Content negotiation: which encoding to answer in (Accept) and how to read a body (Content-Type).
  * The media types kube serves for built-in types, and their q-value ordering.
  */
-import { notAcceptable, unsupportedMediaType } from '@plinth/api';
+import { createDict, notAcceptable, unsupportedMediaType } from '@plinth/api';
 
 export interface MediaRange {
   type: string;
@@ -34,7 +34,8 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     if (!mt) return;
     const [type, subtype] = mt.toLowerCase().split('/');
     if (!type || !subtype) return;
-    const params: Record<string, string> = {};
+    // Parameter names are the client's: no member is inherited, `__proto__` is a name like any other.
+    const params = createDict<string>();
     let q = 1;
     for (const p of ps) {
       const eq = p.indexOf('=');

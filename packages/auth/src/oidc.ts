@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
-import type { UserInfo } from '@plinth/api';
+import { setMember, type UserInfo } from '@plinth/api';
 import { type Authenticator, type AuthResult, bearerToken } from './authenticator.js';
 import type { AuthenticationMethod } from './config.js';
 import type { OIDCOptions } from './options.js';
@@ -87,19 +87,21 @@ export function oidcUserFromClaims(claims: Record<string, unknown>, m: OIDCClaim
   const bad = (msg: string): never => {
     throw new OIDCTokenError(`oidc: ${msg}`);
   };
-  if (!(m.usernameClaim in claims)) bad(`parse username claims ${JSON.stringify(m.usernameClaim)}: claim not present`);
+  // Claims are the token's own members (Go map lookups): never an inherited `constructor`.
+  const has = (name: string): boolean => Object.hasOwn(claims, name);
+  if (!has(m.usernameClaim)) bad(`parse username claims ${JSON.stringify(m.usernameClaim)}: claim not present`);
   const username = claims[m.usernameClaim];
   // kube lets Go decode `null` as ""; a user with an empty name is refused here instead.
   if (typeof username !== 'string') bad(`parse username claims ${JSON.stringify(m.usernameClaim)}: not a string`);
 
-  if (m.usernameClaim === 'email' && 'email_verified' in claims) {
+  if (m.usernameClaim === 'email' && has('email_verified')) {
     const verified = claims['email_verified'];
     if (verified !== null && typeof verified !== 'boolean') bad("parse 'email_verified' claim: not a boolean");
     if (verified !== true) bad('email not verified');
   }
 
   let groups: string[] = [];
-  if (m.groupsClaim && m.groupsClaim in claims) {
+  if (m.groupsClaim && has(m.groupsClaim)) {
     // A single string is one group (kubernetes/kubernetes#33290).
     const v = claims[m.groupsClaim];
     if (v === null) groups = [];
@@ -110,7 +112,7 @@ export function oidcUserFromClaims(claims: Record<string, unknown>, m: OIDCClaim
   if (m.groupsPrefix) groups = groups.map((g) => m.groupsPrefix + g);
 
   for (const [claim, want] of Object.entries(m.requiredClaims)) {
-    if (!(claim in claims)) bad(`required claim ${claim} not present in ID token`);
+    if (!has(claim)) bad(`required claim ${claim} not present in ID token`);
     const got = stringClaim(claims[claim]);
     if (got === undefined) bad(`parse claim ${claim}: not a string`);
     if (got !== want) bad(`required claim ${claim} value does not match`);
@@ -194,8 +196,8 @@ function createClaimResolver(
   };
   return {
     async expand(claims) {
-      if (claim in claims || !('_claim_names' in claims)) return;
-      if (!('_claim_sources' in claims)) bad('no claim sources');
+      if (Object.hasOwn(claims, claim) || !Object.hasOwn(claims, '_claim_names')) return;
+      if (!Object.hasOwn(claims, '_claim_sources')) bad('no claim sources');
       const source = claimSourcesOf(claims).get(claim);
       if (!source || !source.endpoint) return;
 
@@ -218,8 +220,8 @@ function createClaimResolver(
       } catch (e) {
         return bad(`verify distributed claim token: ${e instanceof OIDCTokenError ? e.message : 'failed'}`);
       }
-      if (!(claim in distClaims)) bad(`jwt returned by distributed claim endpoint did not contain claim: ${claim}`);
-      claims[claim] = distClaims[claim];
+      if (!Object.hasOwn(distClaims, claim)) bad(`jwt returned by distributed claim endpoint did not contain claim: ${claim}`);
+      setMember(claims, claim, distClaims[claim]);
     },
     close() {
       for (const p of others.values()) p.close();

@@ -78,15 +78,17 @@ export function identityFromHeaders(
     for (const [n, v] of headers) if (n === h && v) groups.push(v);
   }
   // Prefix by prefix (kube's order); the key lower-cased, then %-unescaped; values kept as sent.
-  const extra: Record<string, string[]> = {};
+  // Keys come from header names (`__proto__` is a key like any other): gathered in a Map.
+  const extra = new Map<string, string[]>();
   for (const prefix of opts.extraHeaderPrefixes.map((p) => p.trim().toLowerCase())) {
     for (const [n, v] of headers) {
       if (!n.startsWith(prefix)) continue;
       const key = unescapeExtraKey(n.slice(prefix.length));
-      (extra[key] ??= []).push(v);
+      if (extra.has(key)) extra.get(key)!.push(v);
+      else extra.set(key, [v]);
     }
   }
-  return { name, groups, ...(Object.keys(extra).length > 0 ? { extra } : {}) };
+  return { name, groups, ...(extra.size > 0 ? { extra: Object.fromEntries(extra) } : {}) };
 }
 
 /**

@@ -86,8 +86,7 @@ export function decodeTokenReview(body: unknown, version: TokenReviewVersion): T
   const rawExtra = user['extra'];
   if (rawExtra !== undefined && rawExtra !== null) {
     if (!isPlainObject(rawExtra)) throw decodeError('decoding TokenReview: status.user.extra must be an object');
-    extra = {};
-    for (const [k, v] of Object.entries(rawExtra)) extra[k] = stringList(v, `status.user.extra[${JSON.stringify(k)}]`);
+    extra = Object.fromEntries(Object.entries(rawExtra).map(([k, v]) => [k, stringList(v, `status.user.extra[${JSON.stringify(k)}]`)]));
   }
   return {
     authenticated,

@@ -2,8 +2,8 @@
  * What the mutating and validating webhook plugins share: their dependencies, one webhook call
  * (kube's callHook up to the verified response) and how a failed call ends (failurePolicy).
  */
-import { internalError, isStatusError, type StoredObject } from '@plinth/api';
-import type { AdmissionAttributes } from '../interfaces.js';
+import { internalError, isStatusError, setMember, type StoredObject } from '@plinth/api';
+import type { AdmissionAttributes, GroupVersionKind } from '../interfaces.js';
 import type { ConfigurationLister, Webhook } from './config.js';
 import type { EquivalentResources, NamespaceGetter, WebhookInvocation } from './matching.js';
 import type { VersionedAttributes } from './versioned.js';
@@ -34,6 +34,13 @@ export interface WebhookPluginDeps {
    * closed) and its latency in seconds.
    */
   observeCall?(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void;
+  /**
+   * Decodes an object a mutating webhook patched into its kind, as kube decodes the patched JSON
+   * into the typed object: fields the kind does not have are dropped (a `__proto__` member among
+   * them), API defaults applied; throws a StatusError for a value of the wrong type. Undefined
+   * when the kind is not decoded here (custom resources): the object is then only defaulted.
+   */
+  decodeObject?(kind: GroupVersionKind, object: unknown): StoredObject | undefined;
 }
 
 /** Reports a finished call to `deps.observeCall`, timed from `t0` (performance.now()). */
@@ -78,8 +85,12 @@ export function failureOf(hook: Webhook, err: unknown, deps: WebhookPluginDeps):
   return internalError(err);
 }
 
-/** Replaces the contents of `target` with `source` (the store keeps its reference to the object). */
+/**
+ * Replaces the contents of `target` with `source` (the store keeps its reference to the object).
+ * Member by member with setMember: a webhook's patch may have added a member named `__proto__`,
+ * which Object.assign would turn into the target's prototype.
+ */
 export function replaceObject(target: StoredObject, source: StoredObject): void {
   for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
-  Object.assign(target, source);
+  for (const [k, v] of Object.entries(source)) setMember(target, k, v);
 }

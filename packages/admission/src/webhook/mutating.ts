@@ -6,7 +6,7 @@
  * matched through an equivalent resource patches the object in its own version, which is
  * defaulted there and converted back into the request's.
  */
-import { applyJsonPatch, internalError, isPlainObject, jsonEqual, type StoredObject } from '@plinth/api';
+import { applyJsonPatch, internalError, isPlainObject, isStatusError, jsonEqual, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf } from './config.js';
 import { callHook, failureOf, observeCall, replaceObject, type WebhookPluginDeps } from './dispatch.js';
@@ -40,10 +40,19 @@ async function callMutatingHook(inv: WebhookInvocation, attrs: AdmissionAttribut
     throw internalError(e);
   }
   if (!isPlainObject(patched) || !isPlainObject(patched['metadata'])) throw internalError('json: cannot unmarshal the patched object into the resource\'s type');
-  const next = patched as StoredObject;
-  // Defaults of the webhook's version and kind (kube's defaulter runs on the versioned object).
-  const ownKind = inv.subresource ? inv.resource.subresources.find((sub) => sub.name === inv.subresource)?.kind : undefined;
-  (ownKind ?? inv.resource).strategy.defaults?.(next);
+  let next: StoredObject;
+  try {
+    // kube decodes the patched JSON into the webhook's version of the kind (unknown fields
+    // dropped, defaults of that version applied); a type error is an InternalError.
+    next = deps.decodeObject?.(inv.kind, patched) ?? (patched as StoredObject);
+  } catch (e) {
+    throw internalError(isStatusError(e) ? e.message : e);
+  }
+  if (next === patched) {
+    // Custom resources: the defaults of the webhook's version and kind.
+    const ownKind = inv.subresource ? inv.resource.subresources.find((sub) => sub.name === inv.subresource)?.kind : undefined;
+    (ownKind ?? inv.resource).strategy.defaults?.(next);
+  }
   const changed = !jsonEqual(object, next);
   replaceObject(attrs.object, objects.converted ? toRequestVersion(attrs, inv.resource, next) : next);
   return changed;

@@ -10,6 +10,7 @@ import type { FieldError } from '../field-errors.js';
 import { fieldErr } from '../field-errors.js';
 import type { Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
+import { getOwn, setMember } from '../json.js';
 import { formatCheck } from './formats.js';
 import { goFloat, goValue } from './gofmt.js';
 import {
@@ -124,7 +125,12 @@ function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw 
   if (Array.isArray(s['required'])) out['required'] = s['required'].filter((r) => typeof r === 'string');
   if (isPlainObject(s['properties'])) {
     const props: Raw = {};
-    for (const [k, v] of Object.entries(s['properties'])) props[k] = toAjv(v, formats);
+    for (const [k, v] of Object.entries(s['properties'])) {
+      // ajv skips a property named `__proto__` (its allSchemaProperties): the same schema as an
+      // exact pattern still validates that member, and ajv then counts it as declared.
+      if (k === '__proto__') out['patternProperties'] = { '^__proto__$': toAjv(v, formats) };
+      else props[k] = toAjv(v, formats);
+    }
     out['properties'] = props;
   }
   const ap = s['additionalProperties'];
@@ -151,8 +157,9 @@ function toPlinthSchema(raw: unknown): Schema {
   if (typeof s['format'] === 'string' && s['format']) out.format = s['format'];
   if (typeof s['description'] === 'string' && s['description']) out.description = s['description'];
   if (isPlainObject(s['properties'])) {
-    out.properties = {};
-    for (const [k, v] of Object.entries(s['properties'])) out.properties[k] = toPlinthSchema(v);
+    const props: Record<string, Schema> = {};
+    for (const [k, v] of Object.entries(s['properties'])) setMember(props, k, toPlinthSchema(v));
+    out.properties = props;
   }
   if (isPlainObject(s['additionalProperties'])) out.additionalProperties = toPlinthSchema(s['additionalProperties']);
   if (isPlainObject(s['items'])) out.items = toPlinthSchema(s['items']);
@@ -189,7 +196,7 @@ function kubePath(data: unknown, pointer: string): string {
       cur = cur[Number(seg)];
     } else {
       path = path ? `${path}.${seg}` : seg;
-      cur = isPlainObject(cur) ? cur[seg] : undefined;
+      cur = isPlainObject(cur) ? getOwn(cur, seg) : undefined;
     }
   }
   return path;
@@ -298,6 +305,9 @@ class Compiled implements CompiledVersionSchema {
       strict: false,
       validateSchema: false,
       addUsedSchema: false,
+      // Members are the object's own: `constructor` or `toString` in a custom resource is a field
+      // like any other, present only when sent.
+      ownProperties: true,
       code: { regExp: regExpEngine },
       formats: Object.fromEntries(formats),
     });

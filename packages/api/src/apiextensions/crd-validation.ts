@@ -10,6 +10,7 @@ import { isPlainObject, type StoredObject } from '../types.js';
 import { isDNS1123Subdomain } from '../validation.js';
 import { isDNS1035Label, validateWebhookURL } from '../resources/admissionregistration.js';
 import { goValue } from './gofmt.js';
+import { hasOwn } from '../json.js';
 import { schemaHas, validateDefaults, validateOpenAPISchema, validateStructural } from './schema-validation.js';
 
 type Raw = Record<string, unknown>;
@@ -44,7 +45,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   return false;
 }

@@ -128,5 +128,7 @@ const CHECKS: Record<string, Check> = {
 export function formatCheck(format: string | undefined, type: string | undefined): Check | undefined {
   if (!format) return undefined;
   if (type !== undefined && type !== '' && type !== 'string') return undefined;
-  return CHECKS[format.replace(/-/g, '')];
+  // The format name is the CRD author's: only the table's own entries are formats.
+  const name = format.replace(/-/g, '');
+  return Object.hasOwn(CHECKS, name) ? CHECKS[name] : undefined;
 }

@@ -10,6 +10,7 @@ import { isPlainObject } from '../types.js';
 import { compileSchemaErrors } from './compile.js';
 import { goValue } from './gofmt.js';
 import { prune, toStructural } from './structural.js';
+import { getOwn, hasOwn } from '../json.js';
 
 type Raw = Record<string, unknown>;
 
@@ -147,7 +148,7 @@ export function validateOpenAPISchema(raw: unknown, path: string, ssv: Ssv, isRo
       const itemProps = rec(itemSchema['properties']) ?? {};
       const seen = new Set<string>();
       for (const k of mapKeys) {
-        const ks = rec(itemProps[k]);
+        const ks = rec(getOwn(itemProps, k));
         if (ks) {
           if (ks['type'] === 'array' || ks['type'] === 'object') {
             errs.push(fieldErr.invalid(child(key(child(child(path, 'items'), 'properties'), k), 'type'), 'object', "must be a scalar type if parent array's x-kubernetes-list-type is map"));
@@ -174,7 +175,7 @@ function validateMapListKeysMapSet(s: Raw, path: string, errs: FieldError[]): vo
   const props = rec(items['properties']) ?? {};
   const keys = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as unknown[]).map(str) : [];
   for (const k of keys) {
-    const p = rec(props[k]);
+    const p = rec(getOwn(props, k));
     if (!p) continue;
     const base = key(child(child(path, 'items'), 'properties'), k);
     if (!required.has(k) && (p['default'] === undefined || p['default'] === null)) {
@@ -238,10 +239,10 @@ function validateStructuralNode(s: Raw | undefined, lvl: Level, path: string, er
   if (embedded && hasAP) errs.push(fieldErr.forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
   if (lvl === 'root' && type && type !== 'object') errs.push(fieldErr.invalid(child(path, 'type'), type, 'must be object at the root'));
   for (const f of ['kind', 'apiVersion']) {
-    const p = rec(props[f]);
+    const p = rec(getOwn(props, f));
     if (p && checkMetadata && p['type'] !== 'string') errs.push(fieldErr.invalid(child(key(child(path, 'properties'), f), 'type'), str(p['type']), 'must be string'));
   }
-  const metadata = rec(props['metadata']);
+  const metadata = rec(getOwn(props, 'metadata'));
   if (metadata) {
     const mpath = key(child(path, 'properties'), 'metadata');
     if (checkMetadata && metadata['type'] !== 'object') errs.push(fieldErr.invalid(child(mpath, 'type'), str(metadata['type']), 'must be object'));
@@ -314,7 +315,7 @@ function validateNested(v: Raw | undefined, skipAnyOf: boolean, path: string, er
   if (typeof v['x-kubernetes-list-type'] === 'string') forbid('x-kubernetes-list-type', 'must be undefined to be structural');
   if (typeof v['x-kubernetes-map-type'] === 'string') forbid('x-kubernetes-map-type', 'must be undefined to be structural');
   if (Array.isArray(v['x-kubernetes-validations']) && v['x-kubernetes-validations'].length > 0) forbid('x-kubernetes-validations', 'must be empty to be structural');
-  if ('metadata' in props) errs.push(fieldErr.forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
+  if (hasOwn(props, 'metadata')) errs.push(fieldErr.forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
 }
 
 /** kube's validateStructuralCompleteness: what a value validation names must exist in the structure. */
@@ -344,7 +345,7 @@ function validateNestedCompleteness(v: Raw, s: Raw | undefined, sPath: string, v
   if (vItems) validateNestedCompleteness(vItems, rec(s['items']), child(sPath, 'items'), child(vPath, 'items'), errs);
   const sProps = rec(s['properties']) ?? {};
   for (const [k, p] of Object.entries(rec(v['properties']) ?? {})) {
-    const sp = rec(sProps[k]);
+    const sp = rec(getOwn(sProps, k));
     if (!sp) errs.push(fieldErr.required(key(child(sPath, 'properties'), k), `because it is defined in ${key(child(vPath, 'properties'), k)}`));
     else if (rec(p)) validateNestedCompleteness(rec(p)!, sp, key(child(sPath, 'properties'), k), key(child(vPath, 'properties'), k), errs);
   }

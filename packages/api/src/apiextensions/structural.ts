@@ -12,6 +12,7 @@ import { isPlainObject, type ObjectMeta } from '../types.js';
 import { isDNS1035Label } from '../resources/admissionregistration.js';
 import { nameIsPathSegment, validateObjectMeta } from '../validation.js';
 import { goValue } from './gofmt.js';
+import { hasOwn, setMember } from '../json.js';
 
 export interface StructuralNode {
   /** '' when the schema names no type. */
@@ -139,7 +140,7 @@ export function pruneNonNullableNulls(x: unknown, s: StructuralNode | undefined)
 }
 
 /** The JSON fields of an ObjectMeta; an embedded resource's metadata keeps only these. */
-const OBJECT_META_FIELDS: Record<string, (v: unknown) => boolean> = {
+const OBJECT_META_FIELDS = new Map<string, (v: unknown) => boolean>(Object.entries({
   name: (v) => typeof v === 'string',
   generateName: (v) => typeof v === 'string',
   namespace: (v) => typeof v === 'string',
@@ -156,7 +157,7 @@ const OBJECT_META_FIELDS: Record<string, (v: unknown) => boolean> = {
   finalizers: (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
   clusterName: (v) => typeof v === 'string',
   managedFields: Array.isArray,
-};
+}));
 
 /**
  * kube's `objectmeta.Coerce` with dropInvalidFields, below the root: in an embedded resource,
@@ -171,11 +172,11 @@ export function coerceEmbedded(x: unknown, s: StructuralNode | undefined): void 
   }
   if (!isPlainObject(x)) return;
   if (s.embeddedResource) {
-    for (const k of ['apiVersion', 'kind']) if (k in x && typeof x[k] !== 'string') delete x[k];
+    for (const k of ['apiVersion', 'kind']) if (hasOwn(x, k) && typeof x[k] !== 'string') delete x[k];
     const meta = x['metadata'];
     if (isPlainObject(meta)) {
       for (const k of Object.keys(meta)) {
-        const ok = OBJECT_META_FIELDS[k];
+        const ok = OBJECT_META_FIELDS.get(k);
         if (!ok || !ok(meta[k])) delete meta[k];
       }
       if (meta['creationTimestamp'] === null) delete meta['creationTimestamp'];
@@ -214,7 +215,7 @@ export function applyDefaults(x: unknown, s: StructuralNode | undefined): void {
   if (s.properties) {
     for (const [k, prop] of s.properties) {
       if (prop.default === undefined) continue;
-      if (!(k in x) || isNonNullableNull(x[k], prop)) x[k] = structuredClone(prop.default);
+      if (!hasOwn(x, k) || isNonNullableNull(x[k], prop)) setMember(x, k, structuredClone(prop.default));
     }
   }
   for (const k of Object.keys(x)) {
@@ -223,7 +224,7 @@ export function applyDefaults(x: unknown, s: StructuralNode | undefined): void {
       applyDefaults(x[k], prop);
     } else if (s.additionalProperties) {
       const vs = s.additionalProperties.node;
-      if (isNonNullableNull(x[k], vs) && vs!.default !== undefined) x[k] = structuredClone(vs!.default);
+      if (isNonNullableNull(x[k], vs) && vs!.default !== undefined) setMember(x, k, structuredClone(vs!.default));
       applyDefaults(x[k], vs);
     }
   }
@@ -276,7 +277,7 @@ function runDefaults(x: unknown, p: DefaultPlan): void {
   }
   if (!isPlainObject(x)) return;
   for (const [k, prop] of p.defaulted) {
-    if (!(k in x) || isNonNullableNull(x[k], prop)) x[k] = copyDefault(prop.default);
+    if (!hasOwn(x, k) || isNonNullableNull(x[k], prop)) setMember(x, k, copyDefault(prop.default));
   }
   const ad = p.additional;
   if (!ad) {
@@ -288,7 +289,7 @@ function runDefaults(x: unknown, p: DefaultPlan): void {
       const sub = p.props.get(k);
       if (sub) runDefaults(x[k], sub);
     } else {
-      if (isNonNullableNull(x[k], ad.node) && ad.node.default !== undefined) x[k] = copyDefault(ad.node.default);
+      if (isNonNullableNull(x[k], ad.node) && ad.node.default !== undefined) setMember(x, k, copyDefault(ad.node.default));
       if (ad.plan) runDefaults(x[k], ad.plan);
     }
   }
@@ -332,8 +333,8 @@ export function validateEmbedded(x: unknown, s: StructuralNode | undefined, path
 }
 
 function validateEmbeddedResource(x: Record<string, unknown>, path: string, errs: FieldError[]): void {
-  if (!('apiVersion' in x)) errs.push(fieldErr.required(join(path, 'apiVersion')));
-  if (!('kind' in x)) errs.push(fieldErr.required(join(path, 'kind')));
+  if (!hasOwn(x, 'apiVersion')) errs.push(fieldErr.required(join(path, 'apiVersion')));
+  if (!hasOwn(x, 'kind')) errs.push(fieldErr.required(join(path, 'kind')));
   for (const [k, v] of Object.entries(x)) {
     if (k === 'apiVersion') {
       const p = join(path, k);
@@ -467,13 +468,13 @@ function validateListMap(items: unknown[], s: StructuralNode, path: string, errs
   const keyFields = s.listMapKeys ?? [];
   if (keyFields.length === 1) {
     const f = keyFields[0]!;
-    const keys = items.map((x) => (isPlainObject(x) && f in x ? x[f] : UNSPECIFIED));
+    const keys = items.map((x) => (isPlainObject(x) && hasOwn(x, f) ? x[f] : UNSPECIFIED));
     for (const i of nonUnique(keys)) errs.push(fieldErr.duplicate(`${path}[${i}]`, goValue(keys[i] === UNSPECIFIED ? {} : { [f]: keys[i] })));
     return;
   }
   const keys = items.map((x) => {
     const key: Record<string, unknown> = {};
-    if (isPlainObject(x)) for (const f of keyFields) if (f in x) key[f] = x[f];
+    if (isPlainObject(x)) for (const f of keyFields) if (hasOwn(x, f)) setMember(key, f, x[f]);
     return key;
   });
   for (const i of nonUnique(keys)) errs.push(fieldErr.duplicate(`${path}[${i}]`, goValue(keys[i])));

@@ -7,7 +7,7 @@
 import { metaDefinitions } from '../meta-schema.js';
 import type { Definitions, Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
-import { jsonEqual } from '../json.js';
+import { getOwn, hasOwn, jsonEqual, setMember } from '../json.js';
 import { checkDepth } from '../depth.js';
 import { FieldSet, type Path, type PathElement, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
 
@@ -30,7 +30,7 @@ export class TypedSchema {
   constructor(schema: Schema, defs: Definitions) {
     this.#defs = defs;
     const props = schema.properties;
-    if (props && !props['metadata']) {
+    if (props && !hasOwn(props, 'metadata')) {
       this.root = {
         ...schema,
         properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: 'ObjectMeta' }, ...props },
@@ -87,7 +87,7 @@ function listItemPE(t: ListT, index: number, item: unknown): PathElement {
     if (!isPlainObject(item)) throw new TypedError('associative list with keys may not have non-map elements');
     return keyPE(
       t.keys.map((name) => {
-        const value = item[name];
+        const value = getOwn(item, name);
         if (value === undefined) throw new TypedError(`associative list with keys has an element that omits key field ${JSON.stringify(name)}`);
         return { name, value };
       }),
@@ -121,7 +121,7 @@ const asList = (v: unknown): readonly unknown[] | undefined => (Array.isArray(v)
 const asMap = (v: unknown): Record<string, unknown> | undefined => (isPlainObject(v) ? v : undefined);
 
 function childRef(t: Extract<Resolved, { kind: 'map' }>, key: string): { ref: TypeRef; declared: boolean } {
-  const f = t.fields && Object.prototype.hasOwnProperty.call(t.fields, key) ? t.fields[key] : undefined;
+  const f = t.fields && hasOwn(t.fields, key) ? t.fields[key] : undefined;
   return f ? { ref: f, declared: true } : { ref: t.elem, declared: false };
 }
 
@@ -214,13 +214,13 @@ function mergeMapItems(
 ): unknown {
   const out: Record<string, unknown> = {};
   const keys = [...Object.keys(lhs ?? {})];
-  for (const k of Object.keys(rhs ?? {})) if (!lhs || !Object.prototype.hasOwnProperty.call(lhs, k)) keys.push(k);
+  for (const k of Object.keys(rhs ?? {})) if (!lhs || !hasOwn(lhs, k)) keys.push(k);
   for (const k of keys) {
-    const lv = lhs?.[k];
-    const rv = rhs?.[k];
+    const lv = lhs && getOwn(lhs, k);
+    const rv = rhs && getOwn(rhs, k);
     if (lv === undefined && rv === undefined) continue;
     const v = mergeWalk(ts, lv, rv, childRef(t, k).ref, [...path, fieldPE(k)], hooks);
-    if (v !== undefined) out[k] = v;
+    if (v !== undefined) setMember(out, k, v);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -365,7 +365,7 @@ function removeWalk(ts: TypedSchema, v: unknown, toRemove: FieldSet, ref: TypeRe
     const next = sub.isEmpty() ? val : removeWalk(ts, val, sub, childRef(t, k).ref, [...path, pe]);
     // SMD keeps the key with a null value; a null becomes an unset field once converted back to
     // the typed object, so it is dropped here.
-    if (next !== undefined && next !== null) out[k] = next;
+    if (next !== undefined && next !== null) setMember(out, k, next);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -375,7 +375,7 @@ export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (isPlainObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = dropNulls(x);
+    for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) setMember(out, k, dropNulls(x));
     return out;
   }
   return v;

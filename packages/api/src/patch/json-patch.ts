@@ -12,9 +12,11 @@
  * - `test` treats a missing member and a `null` one alike.
  *
  * Malformed patches are 400s, more than 10,000 operations a 413, and an operation that does not
- * apply a 422 (see {@link PatchError}). Never mutates its inputs.
+ * apply a 422 (see {@link PatchError}). Never mutates its inputs. A pointer's tokens are keys like
+ * any other (`/metadata/__proto__/x`, `/constructor/prototype`): only own members are followed.
  */
 import { type JsonObject, MAX_JSON_PATCH_OPERATIONS, PatchError, cloneJson, isObject, jsonEqual } from './errors.js';
+import { getOwn, hasOwn, setMember } from '../json.js';
 
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
@@ -63,7 +65,7 @@ function invalidIndex(idx: number): never {
 type Container = { obj: JsonObject } | { arr: unknown[] };
 
 function get(c: Container, key: string): unknown {
-  if ('obj' in c) return Object.prototype.hasOwnProperty.call(c.obj, key) ? c.obj[key] : undefined;
+  if ('obj' in c) return getOwn(c.obj, key);
   let idx = atoi(key);
   if (idx < 0) {
     if (idx < -c.arr.length) invalidIndex(idx);
@@ -75,7 +77,7 @@ function get(c: Container, key: string): unknown {
 
 function set(c: Container, key: string, val: unknown): void {
   if ('obj' in c) {
-    c.obj[key] = val;
+    setMember(c.obj, key, val);
     return;
   }
   let idx = atoi(key);
@@ -88,7 +90,7 @@ function set(c: Container, key: string, val: unknown): void {
 
 function add(c: Container, key: string, val: unknown): void {
   if ('obj' in c) {
-    c.obj[key] = val;
+    setMember(c.obj, key, val);
     return;
   }
   if (key === '-') {
@@ -112,7 +114,7 @@ function add(c: Container, key: string, val: unknown): void {
 
 function remove(c: Container, key: string): void {
   if ('obj' in c) {
-    if (!Object.prototype.hasOwnProperty.call(c.obj, key)) fail(`Unable to remove nonexistent key: ${key}`, MISSING);
+    if (!hasOwn(c.obj, key)) fail(`Unable to remove nonexistent key: ${key}`, MISSING);
     delete c.obj[key];
     return;
   }

@@ -9,9 +9,11 @@
  * - a non-object patch replaces the whole document (RFC 7386 §2; note kube itself refuses a
  *   `null` or scalar top-level merge patch with "Invalid JSON Patch").
  *
- * Never mutates its inputs.
+ * Never mutates its inputs. Every key is data (`__proto__` and `constructor` included): members are
+ * read as own members only and written with `setMember`.
  */
 import { type JsonObject, cloneJson, isObject } from './errors.js';
+import { getOwn, setMember } from '../json.js';
 import { checkDepth } from '../depth.js';
 
 /** evanphx `pruneNulls`: drops null members of objects, recursively (through arrays too). */
@@ -23,7 +25,7 @@ function pruneNulls(v: unknown, depth = 1): unknown {
   if (isObject(v)) {
     checkDepth(depth, 'the patch');
     const out: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x, depth + 1);
+    for (const [k, x] of Object.entries(v)) if (x !== null) setMember(out, k, pruneNulls(x, depth + 1));
     return out;
   }
   return v;
@@ -37,14 +39,14 @@ function mergeInto(doc: JsonObject, patch: JsonObject, depth = 1): void {
       delete doc[k];
       continue;
     }
-    const cur = doc[k];
+    const cur = getOwn(doc, k);
     if (cur === undefined || cur === null) {
-      doc[k] = pruneNulls(pv);
+      setMember(doc, k, pruneNulls(pv));
     } else if (!isObject(cur)) {
-      doc[k] = pruneNulls(pv);
+      setMember(doc, k, pruneNulls(pv));
     } else if (!isObject(pv)) {
       // evanphx returns the patch value unpruned when only the current value is an object.
-      doc[k] = cloneJson(pv);
+      setMember(doc, k, cloneJson(pv));
     } else {
       mergeInto(cur, pv, depth + 1);
     }

@@ -4,6 +4,7 @@
  * `validatePatchWithSetOrderList`), written over decoded JSON values.
  */
 import { type JsonObject, PatchError, goFormat, goSprintS, goTypeName, isObject } from './errors.js';
+import { getOwn, hasOwn as hasOwnMember, setMember } from '../json.js';
 
 export const DIRECTIVE = '$patch';
 export const RETAIN_KEYS = '$retainKeys';
@@ -12,7 +13,7 @@ export const SET_ELEMENT_ORDER = '$setElementOrder';
 
 export type Kind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
-export const hasOwn = (o: JsonObject, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+export const hasOwn = (o: JsonObject, k: string): boolean => hasOwnMember(o, k);
 
 export function kindOf(v: unknown): Kind {
   if (v === null || v === undefined) return 'null';
@@ -52,7 +53,7 @@ export function strip(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(strip);
   if (!isObject(v)) return v;
   const out: JsonObject = {};
-  for (const [k, x] of Object.entries(v)) if (!isDirectiveKey(k)) out[k] = strip(x);
+  for (const [k, x] of Object.entries(v)) if (!isDirectiveKey(k)) setMember(out, k, strip(x));
   return out;
 }
 
@@ -104,7 +105,7 @@ export function validateMergeKeyInLists(mergeKey: string, ...lists: unknown[][])
 
 /** kube's `index`: position of `val` in `list`, comparing merge key values for maps. */
 export function indexIn(list: unknown[], val: unknown, mergeKey: string, kind: Kind): number {
-  const get = (item: unknown): unknown => (kind === 'object' ? (isObject(item) ? item[mergeKey] : null) : item);
+  const get = (item: unknown): unknown => (kind === 'object' ? (isObject(item) ? getOwn(item, mergeKey) : null) : item);
   const want = get(val);
   return list.findIndex((v) => goEq(get(v), want));
 }

@@ -22,9 +22,12 @@
  *   (1.24 copies them and lets typed decoding drop them);
  * - fields the schema does not know are handled as maps without strategy.
  *
- * Errors are {@link PatchError}s with kube's messages and codes. Never mutates its inputs.
+ * Errors are {@link PatchError}s with kube's messages and codes. Never mutates its inputs. Keys are
+ * data (`__proto__`, `constructor` included): members are read as own members and written with
+ * `setMember`.
  */
-import type { Schema } from '../schema.js';
+import { type Schema, propertySchema } from '../schema.js';
+import { getOwn, setMember } from '../json.js';
 import { type JsonObject, PatchError, cloneJson, isObject } from './errors.js';
 import {
   DELETE_FROM_PRIMITIVE_LIST,
@@ -84,7 +87,7 @@ function patchStrategy(raw: string | undefined): string {
 /** LookupPatchMetadataForStruct (`slice` false) / LookupPatchMetadataForSlice (`slice` true). */
 function lookup(parent: Schema | undefined, key: string, defs: Defs, slice: boolean): FieldMeta {
   const p = resolve(parent, defs);
-  const field = p?.properties?.[key] ?? p?.additionalProperties;
+  const field = (p && propertySchema(p, key)) ?? p?.additionalProperties;
   if (!field) return { schema: undefined, strategy: '', mergeKey: '' };
   const target = resolve(field, defs);
   const strategy = patchStrategy(field['x-kubernetes-patch-strategy'] ?? target?.['x-kubernetes-patch-strategy']);
@@ -119,18 +122,18 @@ class Merger {
         delete original[k];
         continue;
       }
-      const origV = original[k];
+      const origV = getOwn(original, k);
       if (!hasOwn(original, k) || kindOf(origV) !== kindOf(patchV)) {
-        if (!isDeleteList) original[k] = strip(patchV);
+        if (!isDeleteList) setMember(original, k, strip(patchV));
         continue;
       }
       if (isObject(origV) && isObject(patchV)) {
         const meta = lookup(schema, k, this.defs, false);
-        original[k] = meta.strategy === 'replace' ? strip(patchV) : this.mergeMap(origV, patchV, meta.schema);
+        setMember(original, k, meta.strategy === 'replace' ? strip(patchV) : this.mergeMap(origV, patchV, meta.schema));
       } else if (Array.isArray(origV) && Array.isArray(patchV)) {
-        original[k] = this.mergeSliceHandler(origV, patchV, lookup(schema, k, this.defs, true), isDeleteList).list;
+        setMember(original, k, this.mergeSliceHandler(origV, patchV, lookup(schema, k, this.defs, true), isDeleteList).list);
       } else {
-        original[k] = patchV;
+        setMember(original, k, patchV);
       }
     }
     return original;
@@ -180,7 +183,7 @@ class Merger {
       const [patchItems, serverOnly] = partition(merged, order, meta.mergeKey);
       const kind = sliceElementKind(view, patchList);
       const both = normalizeElementOrder(patchItems, serverOnly, order, view, meta.mergeKey, kind);
-      original[field] = strip(both);
+      setMember(original, field, strip(both));
       delete patch[field];
     }
   }

@@ -10,6 +10,7 @@ import { type FieldError, fieldErr } from '../field-errors.js';
 import { type Schema, s } from '../schema.js';
 import { type StoredObject, isPlainObject } from '../types.js';
 import { DNS1123_SUBDOMAIN_MAX, isQualifiedName, nameIsDNSLabel, nameIsDNSSubdomain } from '../validation.js';
+import { setMember } from '../json.js';
 
 /** A `$ref` that also names its Go type, so decode errors read `[]v1.ObjectReference` as kube's do. */
 function ref(name: string, goType: string, description?: string): Schema {
@@ -317,7 +318,7 @@ function mergeStringData(obj: StoredObject): void {
   const sd = asRecord(obj['stringData']);
   if (sd && Object.keys(sd).length > 0) {
     const data = ensureObject(obj, 'data');
-    for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(typeof v === 'string' ? v : '', 'utf8').toString('base64');
+    for (const [k, v] of Object.entries(sd)) setMember(data, k, Buffer.from(typeof v === 'string' ? v : '', 'utf8').toString('base64'));
   }
   delete obj['stringData'];
 }

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import type { UserInfo } from '@plinth/api';
+import { setMember, type UserInfo } from '@plinth/api';
 import type { Level, Stage } from './policy.js';
 
 /** metav1.Status as the event carries it (kind and apiVersion never set). */
@@ -194,7 +194,7 @@ export function encodeEventJSON(ev: AuditEvent): string {
 /** Go encodes a map with its keys sorted. */
 function sortedKeys(m: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of Object.keys(m).sort()) out[k] = m[k]!;
+  for (const k of Object.keys(m).sort()) setMember(out, k, m[k]!);
   return out;
 }
 

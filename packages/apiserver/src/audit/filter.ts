@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { isPlainObject } from '@plinth/api';
+import { isPlainObject, hasOwn } from '@plinth/api';
 import { contextOf, type Handler } from '../context.js';
 import { LEVEL, type AuditPolicy, type RequestAuditConfig, type Stage } from './policy.js';
 import { hrtimeToEpochMicros, nowMicros, sourceIPs, userAgentOf, type AuditEvent, type ResponseStatus } from './event.js';
@@ -226,7 +226,7 @@ function withoutManagedFields(obj: unknown): unknown {
   if (!isPlainObject(obj)) return obj;
   let out: Record<string, unknown> = obj;
   const meta = obj['metadata'];
-  if (isPlainObject(meta) && 'managedFields' in meta) {
+  if (isPlainObject(meta) && hasOwn(meta, 'managedFields')) {
     const { managedFields: _, ...rest } = meta;
     out = { ...out, metadata: rest };
   }

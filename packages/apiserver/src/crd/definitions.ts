@@ -22,6 +22,7 @@ import {
   type StoredObject,
   type SubresourceDefinition,
   type Verb,
+  setMember,
 } from '@plinth/api';
 import { storageVersionOf, type CRD, type CRDScale, type CRDVersion } from './types.js';
 import type { CRDLifecycle } from './lifecycle.js';
@@ -144,7 +145,7 @@ function strategiesFor(compiled: CompiledVersionSchema, v: CRDVersion): { main: 
       if (obj['status'] !== undefined) next['status'] = obj['status'];
       else delete next['status'];
       for (const k of Object.keys(obj)) delete obj[k];
-      Object.assign(obj, next);
+      for (const [k, v] of Object.entries(next)) setMember(obj, k, v);
     },
     validate(obj) {
       const errs = compiled.validate(obj).filter(isStatusField);
@@ -222,11 +223,11 @@ function defaulted(x: unknown, n: DefaultNode): unknown {
   let out: Record<string, unknown> | undefined;
   const visit = (k: string, child: DefaultNode): void => {
     const present = Object.hasOwn(x, k);
-    const cur = x[k];
+    const cur = present ? x[k] : undefined;
     let v = takesDefault(present, cur, child) ? structuredClone(child.dflt) : cur;
     if (!present && v === undefined) return;
     v = defaulted(v, child);
-    if (v !== cur || !present) (out ??= { ...x })[k] = v;
+    if (v !== cur || !present) setMember((out ??= { ...x }), k, v);
   };
   if (n.props) for (const [k, child] of n.props) visit(k, child);
   // A structural schema has properties or additionalProperties, never both.

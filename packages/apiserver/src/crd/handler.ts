@@ -34,6 +34,8 @@ import {
   type ManagedFieldsEntry,
   type ResourceDefinition,
   type StoredObject,
+  getOwn,
+  setMember,
 } from '@plinth/api';
 import { contextOf, type Handler } from '../context.js';
 import { targetOf } from '../handlers/target.js';
@@ -210,10 +212,10 @@ function setAtPath(obj: Record<string, unknown>, path: string, value: unknown): 
   const keys = path.replace(/^\./, '').split('.');
   let cur = obj;
   for (const k of keys.slice(0, -1)) {
-    if (!isPlainObject(cur[k])) cur[k] = {};
+    if (!isPlainObject(getOwn(cur, k))) setMember(cur, k, {});
     cur = cur[k] as Record<string, unknown>;
   }
-  cur[keys[keys.length - 1]!] = value;
+  setMember(cur, keys[keys.length - 1]!, value);
 }
 
 /** A scale request: the custom resource's target (namespace from `scope`, `name`), its store and scale paths. */

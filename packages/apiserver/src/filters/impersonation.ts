@@ -124,7 +124,8 @@ export function impersonatedUser(requests: readonly ImpersonationRequest[]): Use
   let name = '';
   let uid = '';
   let groups: string[] = [];
-  const extra: Record<string, string[]> = {};
+  // Extra keys come from header names (`Impersonate-Extra-__proto__` included): gathered in a Map.
+  const extra = new Map<string, string[]>();
   for (const r of requests) {
     switch (r.kind) {
       case 'ServiceAccount':
@@ -138,7 +139,8 @@ export function impersonatedUser(requests: readonly ImpersonationRequest[]): Use
         groups.push(r.name);
         break;
       case 'UserExtra':
-        (extra[r.fieldPath] ??= []).push(r.name);
+        if (extra.has(r.fieldPath)) extra.get(r.fieldPath)!.push(r.name);
+        else extra.set(r.fieldPath, [r.name]);
         break;
       case 'UID':
         uid = r.name;
@@ -152,7 +154,7 @@ export function impersonatedUser(requests: readonly ImpersonationRequest[]): Use
   }
   const user: UserInfo = { name, groups };
   if (uid) user.uid = uid;
-  if (Object.keys(extra).length > 0) user.extra = extra;
+  if (extra.size > 0) user.extra = Object.fromEntries(extra);
   return user;
 }
 

@@ -36,14 +36,16 @@ import { auditRequestPatch } from '../audit/filter.js';
 
 type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
-const PATCH_TYPES: Record<string, PatchType> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-};
+/** By media type (a Map: a Content-Type such as `constructor` is no patch type). */
+const PATCH_TYPES: ReadonlyMap<string, PatchType> = new Map([
+  ['application/json-patch+json', 'json'],
+  ['application/merge-patch+json', 'merge'],
+  ['application/strategic-merge-patch+json', 'strategic'],
+  ['application/apply-patch+yaml', 'apply'],
+]);
+const ALL_PATCH_TYPES = [...PATCH_TYPES.keys()];
 /** kube offers the apply patch type only with ServerSideApply on. */
-const PATCH_TYPES_WITHOUT_APPLY = Object.keys(PATCH_TYPES).filter((t) => PATCH_TYPES[t] !== 'apply');
+const PATCH_TYPES_WITHOUT_APPLY = ALL_PATCH_TYPES.filter((t) => PATCH_TYPES.get(t) !== 'apply');
 
 /** kube's error for a patch that cannot be applied (NewGenericServerResponse with the code). */
 function patchFailed(e: PatchError): StatusError {
@@ -101,9 +103,9 @@ export function parseApplyBody(body: Buffer): Record<string, unknown> {
 export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy = r.def.strategy): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const mediaType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  const type = PATCH_TYPES[mediaType];
+  const type = PATCH_TYPES.get(mediaType);
   const ssa = r.features.enabled('ServerSideApply');
-  if (!type || (type === 'apply' && !ssa)) throw unsupportedMediaType(ssa ? Object.keys(PATCH_TYPES) : PATCH_TYPES_WITHOUT_APPLY);
+  if (!type || (type === 'apply' && !ssa)) throw unsupportedMediaType(ssa ? ALL_PATCH_TYPES : PATCH_TYPES_WITHOUT_APPLY);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
 
   const { force, manager } = patchOptions(r.query, type === 'apply', r.req.headers['user-agent']);

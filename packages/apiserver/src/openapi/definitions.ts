@@ -6,7 +6,7 @@
  * Status, DeleteOptions, WatchEvent, Patch …). Refs are written in Swagger 2.0 form
  * (`#/definitions/<name>`); v3.ts rewrites them.
  */
-import { isStored, type Catalog, type KindDefinition, type ResourceDefinition, type Schema } from '@plinth/api';
+import { isStored, type Catalog, type KindDefinition, type ResourceDefinition, type Schema, setMember } from '@plinth/api';
 import { fullSchemaOf } from '../registry/codec.js';
 import { DefinitionNames, META_PKG, goTypeName, kindName, listKindName, packageOf, type JSONObject, type JSONValue } from './names.js';
 
@@ -84,7 +84,7 @@ class Converter {
     if (sch.additionalProperties) out['additionalProperties'] = this.convert(sch.additionalProperties, pkg, field);
     if (sch.properties) {
       const props: JSONObject = {};
-      for (const [k, v] of Object.entries(sch.properties)) props[k] = this.convert(v, pkg, k);
+      for (const [k, v] of Object.entries(sch.properties)) setMember(props, k, this.convert(v, pkg, k));
       out['properties'] = props;
       out['type'] = 'object';
     }
@@ -137,7 +137,7 @@ class Converter {
     let props: JSONObject | undefined;
     if (properties) {
       props = {};
-      for (const [k, v] of Object.entries(properties)) props[k] = this.custom(v);
+      for (const [k, v] of Object.entries(properties)) setMember(props, k, this.custom(v));
     }
     if (sch['x-kubernetes-int-or-string']) {
       out['x-kubernetes-int-or-string'] = true;

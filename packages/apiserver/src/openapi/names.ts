@@ -3,7 +3,7 @@
  * (`io.k8s.api.core.v1.ServiceAccount`, `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`),
  * operation ids (`listCoreV1NamespacedServiceAccount`) and tags (`core_v1`).
  */
-import { metaDefinitions, resourceDefinitions, type Catalog, type ResourceDefinition, type Schema } from '@plinth/api';
+import { metaDefinitions, resourceDefinitions, type Catalog, type ResourceDefinition, type Schema, setMember } from '@plinth/api';
 
 export const META_PKG = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
@@ -115,6 +115,6 @@ export function sortKeys(v: JSONValue): JSONValue {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== 'object') return v;
   const out: JSONObject = {};
-  for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]!);
+  for (const k of Object.keys(v).sort()) setMember(out, k, sortKeys(v[k]!));
   return out;
 }

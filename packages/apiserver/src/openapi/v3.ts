@@ -6,6 +6,7 @@
  * keys wrapped in `allOf` (kube-openapi builder3 `wrapRefs`); each document carries only the
  * schemas its paths reach.
  */
+import { setMember } from '@plinth/api';
 import { createHash } from 'node:crypto';
 import type { Catalog } from '@plinth/api';
 import { VERSION } from '../discovery.js';
@@ -27,7 +28,7 @@ export function toV3Schema(v: JSONValue): JSONValue {
   if (v === null || typeof v !== 'object') return v;
   const out: JSONObject = {};
   for (const [k, x] of Object.entries(v)) {
-    out[k] = k === '$ref' && typeof x === 'string' ? x.replace(V2_REF_PREFIX, V3_REF_PREFIX) : toV3Schema(x);
+    setMember(out, k, k === '$ref' && typeof x === 'string' ? x.replace(V2_REF_PREFIX, V3_REF_PREFIX) : toV3Schema(x));
   }
   const r = out['$ref'];
   if (typeof r === 'string' && Object.keys(out).length > 1) {

@@ -10,6 +10,7 @@
  * from semantics.ts.
  */
 import protobuf from "protobufjs";
+import { getOwn, setMember } from "@plinth/api";
 import { ProtobufDecodeError, ProtobufEncodeError } from "./errors.js";
 import { ALWAYS_EMIT, APIEXTENSIONS_V1, EMBEDDED, JSON_NAMES, META_V1, POINTER_SCALARS } from "./semantics.js";
 
@@ -276,7 +277,7 @@ export function jsonToProtoObject(type: protobuf.Type, json: JsonObject, path = 
       continue;
     }
     const key = jsonName(type, field);
-    const value = json[key];
+    const value = getOwn(json, key);
     if (value === undefined || value === null) continue;
     const fpath = path === "" ? key : `${path}.${key}`;
     if (field.map) {
@@ -286,7 +287,8 @@ export function jsonToProtoObject(type: protobuf.Type, json: JsonObject, path = 
       for (const key of Object.keys(value).sort()) {
         const v = value[key];
         if (v === undefined || v === null) continue;
-        entries[key] = valueToProto(field, v, `${fpath}[${key}]`);
+        // A map key is data (`__proto__` included): protobufjs keeps such keys as own members too.
+        setMember(entries, key, valueToProto(field, v, `${fpath}[${key}]`));
       }
       out[field.name] = entries;
     } else if (field.repeated) {
@@ -348,7 +350,7 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
     const fpath = path === "" ? name : `${path}.${name}`;
     const mt = messageType(field);
     if (mt !== undefined && EMBEDDED.has(key)) {
-      Object.assign(out, protoObjectToJson(mt, isPlainObject(value) ? value : {}, ctx, path));
+      for (const [k, v] of Object.entries(protoObjectToJson(mt, isPlainObject(value) ? value : {}, ctx, path))) setMember(out, k, v);
       continue;
     }
     if (field.map) {
@@ -356,7 +358,7 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
       const keys = Object.keys(entries);
       if (keys.length === 0 && !always) continue;
       const m: JsonObject = {};
-      for (const k of keys) m[k] = valueFromProto(field, entries[k], ctx, `${fpath}[${k}]`) ?? null;
+      for (const k of keys) setMember(m, k, valueFromProto(field, entries[k], ctx, `${fpath}[${k}]`) ?? null);
       out[name] = m;
     } else if (field.repeated) {
       const items = Array.isArray(value) ? (value as unknown[]) : [];

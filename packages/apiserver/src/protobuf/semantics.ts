@@ -224,7 +224,8 @@ export function packageForApiVersion(apiVersion: string): string | undefined {
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   if (!/^v\d+((alpha|beta)\d+)?$/.test(version)) return undefined;
   if (group === "") return `k8s.io.api.core.${version}`;
-  const override = GROUP_PACKAGE_OVERRIDES[group];
+  // The group is the client's (an envelope's apiVersion): only the table's own entries count.
+  const override = Object.hasOwn(GROUP_PACKAGE_OVERRIDES, group) ? GROUP_PACKAGE_OVERRIDES[group] : undefined;
   if (override !== undefined) return `${override}.${version}`;
   if (!group.endsWith(".k8s.io") && group.includes(".")) return undefined;
   const short = group.split(".")[0];

@@ -86,3 +86,14 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   if (withDefaults) def.strategy.defaults?.(obj);
   return obj;
 }
+
+/**
+ * An object a mutating webhook patched, decoded into its kind as kube decodes the patched JSON
+ * into the typed object (unknown fields dropped, defaults applied; a wrong type throws). Custom
+ * resources are not decoded here (undefined).
+ */
+export function decodeAdmitted(catalog: Catalog, kind: { group: string; version: string; kind: string }, obj: unknown): StoredObject | undefined {
+  const def = catalog.lookupKind(kind.group ? `${kind.group}/${kind.version}` : kind.version, kind.kind);
+  if (!def || def.unstructured) return undefined;
+  return decodeInto(def, catalog, obj, true);
+}

@@ -1,6 +1,6 @@
 /** Object-metadata helpers of the registry: generated names, timestamps, a kind's empty object. */
 import { randomInt } from 'node:crypto';
-import type { Schema } from '@plinth/api';
+import { setMember, type Schema } from '@plinth/api';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_PREFIX = 63 - 5;
@@ -36,7 +36,7 @@ export function emptyObjectOf(schema: Schema, defs: ReadonlyMap<string, Schema>)
     if (k === 'metadata' || k === 'apiVersion' || k === 'kind' || v['x-go-pointer']) continue;
     let sch = v;
     while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
-    if (sch.properties && sch['x-kubernetes-map-type'] !== 'atomic') out[k] = {};
+    if (sch.properties && sch['x-kubernetes-map-type'] !== 'atomic') setMember(out, k, {});
   }
   return out;
 }
