@@ -415,3 +415,38 @@ export function findNumberOverflow(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Typed fields
+// ---------------------------------------------------------------------------------------------
+
+/** The Go kinds of the number fields of built-in types. */
+export type GoNumberKind = 'int32' | 'int64' | 'float64';
+
+/** Whether a decoded JSON value is a number of any form (number, int64 BigInt, kept overflow). */
+export function isAnyJsonNumber(v: unknown): v is number | bigint | symbol {
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'symbol';
+}
+
+/** A decoded JSON number written back as a literal (the overflow's own text). */
+export function numberLiteral(v: number | bigint | symbol): string {
+  return typeof v === 'symbol' ? overflowLiteral(v) : String(v);
+}
+
+/**
+ * A JSON number decoded into a typed Go field as kube's typed decoder does (strconv.ParseInt /
+ * ParseFloat into the field's kind): the value to keep, or undefined when Go refuses it, which
+ * kube reports as `json: cannot unmarshal number <literal> into Go struct field <f> of type <kind>`.
+ * A float64 field takes an int64 rounded, as ParseFloat does.
+ */
+export function conformNumber(v: number | bigint | symbol, kind: GoNumberKind): number | bigint | undefined {
+  if (typeof v === 'symbol') return undefined;
+  switch (kind) {
+    case 'int32':
+      return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? v : undefined;
+    case 'int64':
+      return typeof v === 'bigint' || Number.isSafeInteger(v) ? v : undefined;
+    case 'float64':
+      return typeof v === 'bigint' ? Number(v) : v;
+  }
+}

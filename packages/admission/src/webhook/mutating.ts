@@ -4,7 +4,7 @@
  * webhook changed the object, the webhooks called before it with reinvocationPolicy IfNeeded are
  * called once more (kube's reinvocation round, which admission runs at most once).
  */
-import { applyJsonPatch, internalError, isPlainObject, jsonEqual, type StoredObject } from '@plinth/api';
+import { applyJsonPatch, internalError, isPlainObject, jsonEqual, parseJson, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf, type Webhook } from './config.js';
 import { callHook, failureOf, observeCall, replaceObject, type WebhookPluginDeps } from './dispatch.js';
@@ -19,7 +19,8 @@ async function callMutatingHook(hook: Webhook, attrs: AdmissionAttributes, deps:
   if (!result.patch) return false;
   let ops: unknown;
   try {
-    ops = JSON.parse(result.patch.toString('utf8'));
+    // kube's numbers: an int64 above 2^53 the webhook adds stays exact (number-codec.ts).
+    ops = parseJson(result.patch.toString('utf8'));
   } catch (e) {
     throw internalError(e);
   }

@@ -22,11 +22,12 @@ import {
   NestingTooDeepError,
   exceedsNestingDepth,
   isNestingTooDeep,
+  numberOverflowIn,
 } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { parseJsonText, readBody, writeObject } from '../http.js';
 import { parseYaml } from '../yaml.js';
-import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
+import { checkPatchedNumbers, decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import type { PatchOperation } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from './options.js';
 import { checkName } from './update.js';
@@ -62,7 +63,8 @@ function patchFailed(e: PatchError): StatusError {
 
 function parseJson(body: Buffer): unknown {
   try {
-    return parseJsonText(body.toString('utf8'), 'the patch');
+    // Numbers beyond float64 stay in place: kube keeps patch literals raw (checkPatchedNumbers).
+    return parseJsonText(body.toString('utf8'), 'the patch', { marks: true });
   } catch (e) {
     if (isNestingTooDeep(e)) throw e;
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
@@ -143,6 +145,7 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
         }
         // A JSON patch can nest the object deeper than its own text does (copy into itself).
         if (exceedsNestingDepth(patched)) throw new NestingTooDeepError('the patched object');
+        if (numberOverflowIn(patch) !== undefined) checkPatchedNumbers(r.def, patched);
         // Unknown fields of the patched object (a retry starts over: each is reported once).
         if (unknown) unknown.length = 0;
         const decoded = decodeInto(r.def, r.catalog, patched, true, unknown);
