@@ -115,9 +115,14 @@ function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw 
   if (Array.isArray(s['enum'])) Object.assign(out, ajvEnum(s['enum']));
   // int64 in the CRD (a BigInt above 2^53): no string or list is that long either way.
   for (const k of PASSTHROUGH_NUMBERS) if (typeof s[k] === 'number' || typeof s[k] === 'bigint') out[k] = Number(s[k]);
-  if (typeof s['maximum'] === 'number') out[s['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = s['maximum'];
-  if (typeof s['minimum'] === 'number') out[s['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = s['minimum'];
-  if (typeof s['multipleOf'] === 'number' && s['multipleOf'] > 0) out['multipleOf'] = s['multipleOf'];
+  // maximum, minimum and multipleOf are float64s in a CRD: a BigInt there (2^53 and above) is rounded, as Go does.
+  const bound = (k: string): number | undefined => (typeof s[k] === 'number' || typeof s[k] === 'bigint' ? Number(s[k]) : undefined);
+  const maximum = bound('maximum');
+  const minimum = bound('minimum');
+  const multipleOf = bound('multipleOf');
+  if (maximum !== undefined) out[s['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = maximum;
+  if (minimum !== undefined) out[s['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = minimum;
+  if (multipleOf !== undefined && multipleOf > 0) out['multipleOf'] = multipleOf;
   if (s['uniqueItems'] === true) out['uniqueItems'] = true;
   if (typeof s['pattern'] === 'string' && compilesAsRegExp(s['pattern'])) out['pattern'] = s['pattern'];
   if (Array.isArray(s['required'])) out['required'] = s['required'].filter((r) => typeof r === 'string');

@@ -23,6 +23,7 @@ import {
   exceedsNestingDepth,
   isNestingTooDeep,
   numberOverflowIn,
+  JsonNumberRangeError,
 } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { parseJsonText, readBody, writeObject } from '../http.js';
@@ -129,6 +130,13 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
   } else {
     const patch = parseJson(body);
     auditRequestPatch(r.req, patch);
+    // kube decodes a strategic merge patch (and any patch under Strict/Warn field validation) into
+    // Go values first: a number beyond float64 is a 400 there (patch.go strategicPatchObject).
+    const overflow = numberOverflowIn(patch);
+    if (overflow !== undefined && (type === 'strategic' || validation !== 'Ignore')) {
+      const why = new JsonNumberRangeError(overflow).message;
+      throw badRequest(type === 'strategic' ? why : `error decoding patch: ${why}`);
+    }
     const schema = fullSchemaOf(r.def);
     const defs = schemaDefinitions();
     op = {
