@@ -382,10 +382,14 @@ export function isJsonInteger(v: unknown): v is number | bigint {
 
 /**
  * Whether a decoded value holds numbers that need the exact rules (BigInts, or integers beyond
- * 2^53 that are float64s for kube). Iterative; false for the usual object.
+ * 2^53 that are float64s for kube). Iterative; false for the usual object. `skip`: a top-level
+ * member not to look into (an object's metadata, which the server writes).
  */
-export function hasExactNumbers(value: unknown): boolean {
-  const stack: unknown[] = [value];
+export function hasExactNumbers(value: unknown, skip?: string): boolean {
+  const stack: unknown[] = [];
+  if (skip !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const k in value) if (k !== skip && Object.prototype.hasOwnProperty.call(value, k)) stack.push((value as Record<string, unknown>)[k]);
+  } else stack.push(value);
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === 'number') {

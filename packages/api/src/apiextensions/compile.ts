@@ -331,9 +331,10 @@ class Compiled implements CompiledVersionSchema {
   }
 
   /** The kube-openapi part of validation: the schema's keywords. */
-  schemaErrors(value: unknown): FieldError[] {
-    // Numbers a float64 cannot hold exactly take the exact validator; the usual object costs a walk.
-    const validate = hasExactNumbers(value) ? this.#exactValidator() : this.#validate;
+  schemaErrors(value: unknown, isObject = false): FieldError[] {
+    // Numbers a float64 cannot hold exactly take the exact validator; the usual object costs a walk
+    // (of what the client wrote: the server writes an object's metadata numbers).
+    const validate = hasExactNumbers(value, isObject ? 'metadata' : undefined) ? this.#exactValidator() : this.#validate;
     if (validate(value)) return [];
     const errs: FieldError[] = [];
     for (const e of dropOtherBranches(validate.errors ?? [])) {
@@ -349,7 +350,7 @@ class Compiled implements CompiledVersionSchema {
   }
 
   validate(obj: Record<string, unknown>): FieldError[] {
-    const errs = this.schemaErrors(obj);
+    const errs = this.schemaErrors(obj, true);
     if (this.#hasEmbedded) validateEmbedded(obj, this.#structural, '', errs);
     this.#listTypes?.(obj, errs);
     return errs;
