@@ -40,7 +40,8 @@ function goJsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (isObject(v)) return 'object';
   if (typeof v === 'boolean') return 'bool';
-  return typeof v === 'number' || typeof v === 'bigint' ? 'number' : 'string';
+  // An int64 BigInt, or a number beyond float64 kept in place (number-codec.ts), is a number too.
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'symbol' ? 'number' : 'string';
 }
 
 /** RFC 6901 token decoding, in one pass (`~01` is `~1`), as Go's strings.Replacer does it. */
