@@ -7,8 +7,11 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { eventually, startInProcess, startTestEtcd, type InProcessPlinth, type Response, type TestClient, type TestEtcd } from './harness.js';
+import { eventually, kubectlPath, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type Response, type TestClient, type TestEtcd } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
 let etcd: TestEtcd;
@@ -87,7 +90,17 @@ before(async () => {
 after(async () => {
   await plinth?.stop();
   await etcd?.stop();
+  rmSync(kubectlDir, { recursive: true, force: true });
 });
+
+const kubectlDir = tempDir('plinth-numbers-kubectl-');
+function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(kubectlPath(), ['--kubeconfig', plinth.server.kubeconfigPath, '--cache-dir', join(kubectlDir, 'cache'), ...args], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 describe('numbers beyond float64 (kube: json: cannot unmarshal number ... into Go value of type float64)', () => {
   for (const [what, spec, literal] of [
@@ -199,6 +212,18 @@ describe('int64 values above 2^53 are stored and served exactly', () => {
     const again = await client().request('PATCH', `${gauges('applied')}?fieldManager=numbers`, { rawBody: body.replace(', 9007199254740995', ''), headers: { 'content-type': 'application/apply-patch+yaml' } });
     expectCode(again, 200);
     assert.ok(text(again).includes('"set":[9007199254740993]'), text(again));
+  });
+
+  it('kubectl apply and get keep int64 values exactly', async () => {
+    const file = join(kubectlDir, 'gauge.yaml');
+    writeFileSync(file, 'apiVersion: numbers.example.com/v1\nkind: Gauge\nmetadata:\n  name: kubectl\n  namespace: default\nspec:\n  i: 9007199254740993\n  i64: -9223372036854775807\n');
+    const applied = await kubectl('apply', '-f', file);
+    assert.equal(applied.code, 0, applied.stderr);
+    const got = await kubectl('get', 'gauges.numbers.example.com', 'kubectl', '-n', 'default', '-o', 'jsonpath={.spec.i} {.spec.i64}');
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(got.stdout, '9007199254740993 -9223372036854775807');
+    const cells = await kubectl('get', 'gauges.numbers.example.com', 'kubectl', '-n', 'default', '--no-headers');
+    assert.match(cells.stdout, /^kubectl\s+9007199254740993\s*$/m);
   });
 
   it('YAML bodies: exact int64; an overflowing float stays a string (go-yaml), .inf is refused', async () => {
