@@ -14,7 +14,7 @@
  * overflows float64) does the exact parser run. Encoding tries JSON.stringify first: it throws on a
  * BigInt, and only then does the exact encoder run.
  */
-import { MAX_NESTING_DEPTH } from './depth.js';
+import { MAX_NESTING_DEPTH, checkDepth } from './depth.js';
 
 /** kube's int64 bounds. */
 export const INT64_MIN = -(2n ** 63n);
@@ -380,28 +380,30 @@ export function isJsonInteger(v: unknown): v is number | bigint {
   return typeof v === 'bigint' || Number.isSafeInteger(v);
 }
 
+/** Whether `v` holds a number needing the exact rules (see hasExactNumbers); `depth` as checkDepth counts. */
+function holdsExact(v: unknown, depth: number): boolean {
+  if (typeof v === 'number') return (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) && Number.isInteger(v);
+  if (typeof v !== 'object' || v === null) return typeof v === 'bigint';
+  checkDepth(depth);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (holdsExact(v[i], depth + 1)) return true;
+    return false;
+  }
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) if (holdsExact((v as Record<string, unknown>)[keys[i]!], depth + 1)) return true;
+  return false;
+}
+
 /**
  * Whether a decoded value holds numbers that need the exact rules (BigInts, or integers beyond
- * 2^53 that are float64s for kube). Iterative; false for the usual object. `skip`: a top-level
- * member not to look into (an object's metadata, which the server writes).
+ * 2^53 that are float64s for kube); false for the usual object. `skip`: a top-level member not to
+ * look into (an object's metadata, which the server writes). Values here were held to the nesting
+ * limit when decoded.
  */
 export function hasExactNumbers(value: unknown, skip?: string): boolean {
-  const stack: unknown[] = [];
-  if (skip !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    for (const k in value) if (k !== skip && Object.prototype.hasOwnProperty.call(value, k)) stack.push((value as Record<string, unknown>)[k]);
-  } else stack.push(value);
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'number') {
-      if (Number.isInteger(v) && !Number.isSafeInteger(v)) return true;
-    } else if (typeof v === 'bigint') {
-      return true;
-    } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push(v[i]);
-    } else if (typeof v === 'object' && v !== null) {
-      for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) stack.push((v as Record<string, unknown>)[k]);
-    }
-  }
+  if (skip === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) return holdsExact(value, 1);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== skip && holdsExact((value as Record<string, unknown>)[keys[i]!], 2)) return true;
   return false;
 }
 
