@@ -167,4 +167,10 @@ describe('hasExactNumbers', () => {
     assert.equal(hasExactNumbers({ a: [{ b: 9007199254740993n }] }), true);
     assert.equal(hasExactNumbers({ a: 1e18 }), true);
   });
+  it('skips the member named, and walks values nested past the limit', () => {
+    assert.equal(hasExactNumbers({ metadata: { generation: 9007199254740993n }, spec: {} }, 'metadata'), false);
+    let deep: unknown = [9007199254740993n];
+    for (let i = 0; i < 150; i++) deep = { a: deep };
+    assert.equal(hasExactNumbers(deep), true);
+  });
 });

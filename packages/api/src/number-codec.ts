@@ -14,7 +14,7 @@
  * overflows float64) does the exact parser run. Encoding tries JSON.stringify first: it throws on a
  * BigInt, and only then does the exact encoder run.
  */
-import { MAX_NESTING_DEPTH, checkDepth } from './depth.js';
+import { MAX_NESTING_DEPTH } from './depth.js';
 
 /** kube's int64 bounds. */
 export const INT64_MIN = -(2n ** 63n);
@@ -380,11 +380,30 @@ export function isJsonInteger(v: unknown): v is number | bigint {
   return typeof v === 'bigint' || Number.isSafeInteger(v);
 }
 
+const isExactScalar = (v: unknown): boolean =>
+  typeof v === 'number' ? (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) && Number.isInteger(v) : typeof v === 'bigint';
+
+/** holdsExact without recursion, for what nests deeper than the limit (a CRD schema may). */
+function holdsExactDeep(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) {
+      if (isExactScalar(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else {
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) stack.push((v as Record<string, unknown>)[keys[i]!]);
+    }
+  }
+  return false;
+}
+
 /** Whether `v` holds a number needing the exact rules (see hasExactNumbers); `depth` as checkDepth counts. */
 function holdsExact(v: unknown, depth: number): boolean {
-  if (typeof v === 'number') return (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) && Number.isInteger(v);
-  if (typeof v !== 'object' || v === null) return typeof v === 'bigint';
-  checkDepth(depth);
+  if (typeof v !== 'object' || v === null) return isExactScalar(v);
+  if (depth > MAX_NESTING_DEPTH) return holdsExactDeep(v);
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) if (holdsExact(v[i], depth + 1)) return true;
     return false;
@@ -397,8 +416,8 @@ function holdsExact(v: unknown, depth: number): boolean {
 /**
  * Whether a decoded value holds numbers that need the exact rules (BigInts, or integers beyond
  * 2^53 that are float64s for kube); false for the usual object. `skip`: a top-level member not to
- * look into (an object's metadata, which the server writes). Values here were held to the nesting
- * limit when decoded.
+ * look into (an object's metadata, which the server writes). Recursive to the nesting limit (the
+ * cheap walk for the usual object), iterative below it.
  */
 export function hasExactNumbers(value: unknown, skip?: string): boolean {
   if (skip === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) return holdsExact(value, 1);
