@@ -3,6 +3,7 @@
  * `type` is the StatusCause reason; `message()` is the text kube puts in the cause and in the
  * aggregated Invalid message.
  */
+import { stringifyJson } from './number-codec.js';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -57,8 +58,8 @@ function formatValue(v: unknown): string {
   if (v instanceof GoLiteral) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return stringifyJson(v);
 }
 
 /** The error text without the field path ("Invalid value: \"x\": detail"). */

@@ -8,6 +8,7 @@ import { Base64Error, canonicalBase64 } from './base64.js';
 import { checkDepth } from './depth.js';
 import { MicroTimeError, canonicalMicroTime } from './microtime.js';
 import { setMember } from './json.js';
+import { conformNumber, isAnyJsonNumber, numberLiteral, type GoNumberKind } from './number-codec.js';
 
 /** The `x-go-type` that marks a metav1.MicroTime string. */
 export const MICRO_TIME = 'v1.MicroTime';
@@ -100,6 +101,7 @@ function goType(schema: Schema): string {
 }
 
 function jsonTypeName(v: unknown): string {
+  if (isAnyJsonNumber(v)) return 'number';
   if (Array.isArray(v)) return 'array';
   if (v === null) return 'null';
   if (typeof v === 'object') return 'object';
@@ -126,9 +128,16 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
   if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) return value;
   const mismatch = (): DecodeError =>
     new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${where} of type ${goType(schema)}`);
+  // kube's strconv into the field's kind: the literal in the message (number-codec.ts).
+  const typedNumber = (kind: GoNumberKind): number | bigint => {
+    if (!isAnyJsonNumber(value)) throw mismatch();
+    const n = conformNumber(value, kind);
+    if (n === undefined) throw new DecodeError(`json: cannot unmarshal number ${numberLiteral(value)} into Go struct field ${where} of type ${kind}`);
+    return n;
+  };
   if (sch['x-kubernetes-int-or-string']) {
-    if (typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))) return value;
-    throw mismatch();
+    // IntOrString decodes a number into its int32.
+    return typeof value === 'string' ? value : typedNumber('int32');
   }
   switch (sch.type) {
     case 'string':
@@ -155,11 +164,9 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
       }
       return value;
     case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) throw mismatch();
-      return value;
+      return typedNumber(sch.format === 'int64' ? 'int64' : 'int32');
     case 'number':
-      if (typeof value !== 'number') throw mismatch();
-      return value;
+      return typedNumber('float64');
     case 'boolean':
       if (typeof value !== 'boolean') throw mismatch();
       return value;

@@ -4,6 +4,7 @@
  */
 import type { StoredObject } from './types.js';
 import { compileJSONPath, JSONPathError, type JSONPath } from './jsonpath.js';
+import { stringifyJson } from './number-codec.js';
 import { timeMillis } from './resources/events-conversion.js';
 
 export interface TableColumn {
@@ -149,9 +150,10 @@ function typedCell(type: string, value: unknown, now: number): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'integer':
-      return typeof value === 'number' ? Math.trunc(value) : null;
+      // An int64 as it is (a BigInt above 2^53, written exactly), a float64 truncated.
+      return typeof value === 'bigint' ? value : typeof value === 'number' ? Math.trunc(value) : null;
     case 'number':
-      return typeof value === 'number' ? value : null;
+      return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : null;
     case 'boolean':
       return typeof value === 'boolean' ? value : null;
     case 'date':
@@ -164,7 +166,7 @@ function typedCell(type: string, value: unknown, now: number): unknown {
 /** What client-go's jsonpath prints for a value in a string column. */
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object') return JSON.stringify(value);
+  if (value && typeof value === 'object') return stringifyJson(value);
   return String(value);
 }
 

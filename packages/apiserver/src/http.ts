@@ -1,7 +1,19 @@
 /** Request body reading and response writing: the only place bodies are encoded. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as yamlStringify } from 'yaml';
-import { NestingTooDeepError, badRequest, exceedsNestingDepth, isNestingTooDeep, jsonTextExceedsDepth, requestEntityTooLarge, type Status } from '@plinth/api';
+import {
+  NestingTooDeepError,
+  SCAN_TOO_DEEP,
+  badRequest,
+  exceedsNestingDepth,
+  isNestingTooDeep,
+  parseScannedJson,
+  requestEntityTooLarge,
+  scanJsonText,
+  stringifyJson,
+  type ParseJsonOptions,
+  type Status,
+} from '@plinth/api';
 import { parseYaml } from './yaml.js';
 import { toStatusError } from './registry/interpret.js';
 import type { ResponseFormat } from './negotiation.js';
@@ -48,11 +60,13 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
 
 /**
  * Parses JSON text after measuring its nesting (a bracket scan, no allocation): nothing deeper
- * than the limit is ever built. `what` names the document in the 400.
+ * than the limit is ever built. `what` names the document in the 400. Numbers are kube's
+ * (api/src/number-codec.ts): the same scan picks the exact parser when a number needs it.
  */
-export function parseJsonText(text: string, what: string): unknown {
-  if (jsonTextExceedsDepth(text)) throw new NestingTooDeepError(what);
-  return JSON.parse(text);
+export function parseJsonText(text: string, what: string, opts?: ParseJsonOptions): unknown {
+  const flags = scanJsonText(text);
+  if (flags & SCAN_TOO_DEEP) throw new NestingTooDeepError(what);
+  return parseScannedJson(text, flags, opts);
 }
 
 /**
@@ -76,7 +90,8 @@ export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf'):
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the object provided is unrecognized: request body is empty');
   try {
-    return encoding === 'json' ? parseJsonText(text, 'the object provided') : parseYaml(text);
+    // A number beyond float64 stays in place: decodeInto answers it as kube's decoder does.
+    return encoding === 'json' ? parseJsonText(text, 'the object provided', { marks: true }) : parseYaml(text);
   } catch (e) {
     if (isNestingTooDeep(e)) throw e;
     const summary = text.length > 30 ? `${text.slice(0, 30)} ...` : text;
@@ -95,7 +110,7 @@ export function isPretty(query: URLSearchParams, req: IncomingMessage): boolean 
 export function encode(obj: unknown, format: ResponseFormat, pretty: boolean): string | Buffer {
   if (format.encoding === 'protobuf') return encodeProtobuf(obj as Record<string, unknown>);
   if (format.encoding === 'yaml') return yamlStringify(obj);
-  return pretty ? `${JSON.stringify(obj, null, 2)}\n` : `${JSON.stringify(obj)}\n`;
+  return `${stringifyJson(obj, pretty ? 2 : undefined)}\n`;
 }
 
 /** Writes an API object with the negotiated encoding. */

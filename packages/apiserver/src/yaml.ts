@@ -7,6 +7,7 @@
  */
 import { Composer, Parser, type CST } from 'yaml';
 import { MAX_NESTING_DEPTH, NestingTooDeepError, exceedsNestingDepth } from '@plinth/api';
+import { withKubeNumbers } from './yaml-numbers.js';
 
 /** Aliases allowed in one document: each may expand a shared subtree (kube's decoder caps them too). */
 const MAX_ALIASES = 100;
@@ -52,7 +53,8 @@ export function parseYaml(text: string): unknown {
   const { tooDeep, aliases } = measure(tokens);
   if (tooDeep) throw new NestingTooDeepError('the YAML document');
   if (aliases > MAX_ALIASES) throw new YamlError(`the YAML document has more than ${MAX_ALIASES} aliases`);
-  const docs = [...new Composer().compose(tokens, true, text.length)];
+  // Numbers as kube reads YAML (yaml-numbers.ts): exact int64, no Infinity.
+  const docs = [...new Composer({ customTags: withKubeNumbers }).compose(tokens, true, text.length)];
   if (docs.length > 1) throw new YamlError('the request body holds more than one YAML document');
   const doc = docs[0];
   if (!doc) return null;

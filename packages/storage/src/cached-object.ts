@@ -3,7 +3,7 @@
  * ASCII, as V8 keeps it compactly) and its revision, decoded only on demand. A decoded object is
  * remembered weakly, so readers that hold it share it and nothing is kept for readers that are gone.
  */
-import type { StoredObject } from '@plinth/api';
+import { stringifyJson, type StoredObject } from '@plinth/api';
 import { decodeObject } from './object-codec.js';
 import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
 
@@ -95,7 +95,7 @@ export class CachedObject {
     const out = withResourceVersion(this.text, rv);
     if (out === undefined) return NOT_PLAIN;
     const obj = this.object();
-    if (obj.apiVersion !== apiVersion || obj.kind !== kind || JSON.stringify(obj) !== out) return NOT_PLAIN;
+    if (obj.apiVersion !== apiVersion || obj.kind !== kind || stringifyJson(obj) !== out) return NOT_PLAIN;
     // The cut is used only where it gives exactly what the scanner gives.
     const cut = cutOf(this.text, TYPE_META);
     if (cut === undefined || cutJson(this.text, cut, rv) !== out || cutItemJson(this.text, cut, rv) !== withResourceVersion(this.text, rv, TYPE_META)) return PLAIN;

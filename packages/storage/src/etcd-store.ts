@@ -5,7 +5,7 @@
  */
 import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent, type IKeyValue } from 'etcd3';
 import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry } from 'cockatiel';
-import type { StoredObject } from '@plinth/api';
+import { stringifyJson, type StoredObject } from '@plinth/api';
 import type {
   CreateOptions,
   DeleteOptions,
@@ -391,7 +391,7 @@ export class EtcdStore implements Store {
       const json = o.itemJson(apiVersion, kind, readDefaults);
       if (json !== undefined) return itemsJson.push(json);
       const { apiVersion: _v, kind: _k, ...item } = readDefaults ? readDefaults(o.object()) : o.object();
-      return itemsJson.push(JSON.stringify(item));
+      return itemsJson.push(stringifyJson(item));
     });
     return { itemsJson, ...page };
   }

@@ -1,16 +1,19 @@
-/** How objects are stored in etcd: JSON without resourceVersion (which is the key's mod_revision). */
-import { jsonEqual, type StoredObject } from '@plinth/api';
+/**
+ * How objects are stored in etcd: JSON without resourceVersion (which is the key's mod_revision).
+ * Numbers are kube's: int64 values above 2^53 are BigInts, written and read back exactly.
+ */
+import { jsonEqual, parseStoredJson, stringifyJson, type StoredObject } from '@plinth/api';
 
 /** Serializes an object for storage: resourceVersion is never stored (it is the mod_revision). */
 export function encodeObject(obj: StoredObject): Buffer {
-  if (obj.metadata.resourceVersion === undefined) return Buffer.from(JSON.stringify(obj));
+  if (obj.metadata.resourceVersion === undefined) return Buffer.from(stringifyJson(obj));
   // A copy without it (the object may be shared, e.g. with the watch cache: never changed here).
   const { resourceVersion: _rv, ...metadata } = obj.metadata;
-  return Buffer.from(JSON.stringify({ ...obj, metadata }));
+  return Buffer.from(stringifyJson({ ...obj, metadata }));
 }
 
 export function decodeObject(data: Buffer | string, revision: number): StoredObject {
-  const obj = JSON.parse(typeof data === 'string' ? data : data.toString('utf8')) as StoredObject;
+  const obj = parseStoredJson(typeof data === 'string' ? data : data.toString('utf8')) as StoredObject;
   obj.metadata ??= {};
   obj.metadata.resourceVersion = String(revision);
   return obj;

@@ -5,6 +5,7 @@
  * (`Post "<url>": ...`), since kube puts them in the message clients see.
  */
 import { request as httpsRequest } from 'node:https';
+import { stringifyJson } from '@plinth/api';
 import type { Webhook } from './config.js';
 import { CallingWebhookError } from './review.js';
 
@@ -92,7 +93,7 @@ export function postReview(hook: Webhook, review: unknown): Promise<unknown> {
     }
   }
   const url = new URL(address);
-  const body = Buffer.from(JSON.stringify(review));
+  const body = Buffer.from(stringifyJson(review));
   const ca = hook.clientConfig.caBundle ? Buffer.from(hook.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -6,7 +6,7 @@
  * matched through an equivalent resource patches the object in its own version, which is
  * defaulted there and converted back into the request's.
  */
-import { applyJsonPatch, internalError, isPlainObject, isStatusError, jsonEqual, type StoredObject } from '@plinth/api';
+import { applyJsonPatch, internalError, isPlainObject, isStatusError, jsonEqual, parseJson, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { webhooksOf } from './config.js';
 import { callHook, failureOf, observeCall, replaceObject, type WebhookPluginDeps } from './dispatch.js';
@@ -25,7 +25,8 @@ async function callMutatingHook(inv: WebhookInvocation, attrs: AdmissionAttribut
   if (!result.patch) return false;
   let ops: unknown;
   try {
-    ops = JSON.parse(result.patch.toString('utf8'));
+    // kube's numbers: an int64 above 2^53 the webhook adds stays exact (number-codec.ts).
+    ops = parseJson(result.patch.toString('utf8'));
   } catch (e) {
     throw internalError(e);
   }

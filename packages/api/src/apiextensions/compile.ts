@@ -5,7 +5,7 @@
  * pruning, defaulting, embedded-resource and list-type checks, and the schema in plinth's own
  * `Schema` form for server-side apply and OpenAPI.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../field-errors.js';
 import { fieldErr } from '../field-errors.js';
 import type { Schema } from '../schema.js';
@@ -13,6 +13,8 @@ import { isPlainObject } from '../types.js';
 import { getOwn, setMember } from '../json.js';
 import { formatCheck } from './formats.js';
 import { goFloat, goValue } from './gofmt.js';
+import { EXACT_ENUM, ajvEnum, exactAjvSchema, exactJsonType, exactKeyword } from './exact-numbers.js';
+import { hasExactNumbers, isJsonInteger, stringifyJson } from '../number-codec.js';
 import {
   type StructuralNode,
   coerceEmbedded,
@@ -58,11 +60,7 @@ const FORMAT_NAME = 'x-plinth-format';
 
 /** JSON type names as kube-openapi infers them from decoded JSON (int64 → integer, float64 → number). */
 function jsonType(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  if (typeof v === 'object') return 'object';
-  return typeof v;
+  return exactJsonType(v);
 }
 
 /** kube's Go regexps, tried as Unicode JS regexps first; a leading `(?i)` becomes the `i` flag. */
@@ -115,11 +113,17 @@ function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw 
     out['format'] = name;
     out[FORMAT_NAME] = format;
   }
-  if (Array.isArray(s['enum'])) out['enum'] = s['enum'];
-  for (const k of PASSTHROUGH_NUMBERS) if (typeof s[k] === 'number') out[k] = s[k];
-  if (typeof s['maximum'] === 'number') out[s['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = s['maximum'];
-  if (typeof s['minimum'] === 'number') out[s['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = s['minimum'];
-  if (typeof s['multipleOf'] === 'number' && s['multipleOf'] > 0) out['multipleOf'] = s['multipleOf'];
+  if (Array.isArray(s['enum'])) Object.assign(out, ajvEnum(s['enum']));
+  // int64 in the CRD (a BigInt above 2^53): no string or list is that long either way.
+  for (const k of PASSTHROUGH_NUMBERS) if (typeof s[k] === 'number' || typeof s[k] === 'bigint') out[k] = Number(s[k]);
+  // maximum, minimum and multipleOf are float64s in a CRD: a BigInt there (2^53 and above) is rounded, as Go does.
+  const bound = (k: string): number | undefined => (typeof s[k] === 'number' || typeof s[k] === 'bigint' ? Number(s[k]) : undefined);
+  const maximum = bound('maximum');
+  const minimum = bound('minimum');
+  const multipleOf = bound('multipleOf');
+  if (maximum !== undefined) out[s['exclusiveMaximum'] === true ? 'exclusiveMaximum' : 'maximum'] = maximum;
+  if (minimum !== undefined) out[s['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = minimum;
+  if (multipleOf !== undefined && multipleOf > 0) out['multipleOf'] = multipleOf;
   if (s['uniqueItems'] === true) out['uniqueItems'] = true;
   if (typeof s['pattern'] === 'string' && compilesAsRegExp(s['pattern'])) out['pattern'] = s['pattern'];
   if (Array.isArray(s['required'])) out['required'] = s['required'].filter((r) => typeof r === 'string');
@@ -204,7 +208,7 @@ function kubePath(data: unknown, pointer: string): string {
 
 /** A limit in a message: `%d` when the value is an integer (kube-openapi's *Int checks), else `%v`. */
 function limitText(limit: number, value: unknown): string {
-  return typeof value === 'number' && Number.isInteger(value) ? String(Math.trunc(limit)) : goFloat(limit);
+  return isJsonInteger(value) ? String(Math.trunc(limit)) : goFloat(limit);
 }
 
 /** kube-openapi's composite errors have no field: apiextensions reports them at `<nil>` with value "". */
@@ -227,8 +231,8 @@ function translate(e: ErrorObject, root: unknown): FieldError | undefined {
       return fieldErr.required(name ? `${name}.${missing}` : missing);
     }
     case 'enum': {
-      const allowed = (p['allowedValues'] as unknown[]) ?? [];
-      return fieldErr.notSupported(name, goValue(data), allowed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
+      const allowed = ((e.parentSchema?.[EXACT_ENUM] ?? p['allowedValues']) as unknown[]) ?? [];
+      return fieldErr.notSupported(name, goValue(data), allowed.map((v) => (typeof v === 'string' ? v : stringifyJson(v))));
     }
     case 'maxLength':
       return invalid(`should be at most ${String(p['limit'])} chars long`);
@@ -295,11 +299,16 @@ class Compiled implements CompiledVersionSchema {
   readonly #listTypes: ((x: unknown, errs: FieldError[]) => void) | undefined;
   readonly #hasEmbedded: boolean;
   readonly #defaults: ((x: unknown) => void) | undefined;
+  /** For the exact validator (exact-numbers.ts), compiled on first need. */
+  readonly #ajvSchema: Raw;
+  readonly #ajvOptions: Options;
+  #exact: ValidateFunction | undefined;
 
   constructor(raw: unknown, full = true) {
     const formats = new Map<string, (s: string) => boolean>();
     const ajvSchema = toAjv(raw, formats);
-    const ajv = new Ajv({
+    this.#ajvSchema = ajvSchema;
+    const ajv = new Ajv((this.#ajvOptions = {
       allErrors: true,
       verbose: true,
       strict: false,
@@ -310,7 +319,7 @@ class Compiled implements CompiledVersionSchema {
       ownProperties: true,
       code: { regExp: regExpEngine },
       formats: Object.fromEntries(formats),
-    });
+    }));
     this.#validate = ajv.compile(ajvSchema);
     if (!full) {
       this.#structural = { type: '', nullable: false, default: undefined, preserveUnknownFields: true, embeddedResource: false, intOrString: false };
@@ -334,18 +343,26 @@ class Compiled implements CompiledVersionSchema {
   }
 
   /** The kube-openapi part of validation: the schema's keywords. */
-  schemaErrors(value: unknown): FieldError[] {
-    if (this.#validate(value)) return [];
+  schemaErrors(value: unknown, isObject = false): FieldError[] {
+    // Numbers a float64 cannot hold exactly take the exact validator; the usual object costs a walk
+    // (of what the client wrote: the server writes an object's metadata numbers).
+    const validate = hasExactNumbers(value, isObject ? 'metadata' : undefined) ? this.#exactValidator() : this.#validate;
+    if (validate(value)) return [];
     const errs: FieldError[] = [];
-    for (const e of dropOtherBranches(this.#validate.errors ?? [])) {
+    for (const e of dropOtherBranches(validate.errors ?? [])) {
       const fe = translate(e, value);
       if (fe) errs.push(fe);
     }
     return errs;
   }
 
+  #exactValidator(): ValidateFunction {
+    this.#exact ??= new Ajv({ ...this.#ajvOptions, keywords: [exactKeyword] }).compile(exactAjvSchema(this.#ajvSchema));
+    return this.#exact;
+  }
+
   validate(obj: Record<string, unknown>): FieldError[] {
-    const errs = this.schemaErrors(obj);
+    const errs = this.schemaErrors(obj, true);
     if (this.#hasEmbedded) validateEmbedded(obj, this.#structural, '', errs);
     this.#listTypes?.(obj, errs);
     return errs;

@@ -4,6 +4,7 @@
  */
 import type { ResourceDefinition, ResourceStrategy } from '../catalog.js';
 import { isPlainObject, type StoredObject } from '../types.js';
+import { stringifyJson } from '../number-codec.js';
 import { nameIsDNSSubdomain } from '../validation.js';
 import { defaultTable } from '../tables.js';
 import { customResourceDefinitionSchema } from './crd-schema.js';
@@ -57,7 +58,7 @@ function recordStorageVersion(obj: StoredObject): void {
  * them. plinth does the same (it does not evaluate CEL).
  */
 function dropValidationRules(obj: StoredObject, old?: StoredObject): void {
-  const had = old && JSON.stringify(old['spec'] ?? {}).includes('"x-kubernetes-validations"');
+  const had = old && stringifyJson(old['spec'] ?? {}).includes('"x-kubernetes-validations"');
   if (had) return;
   const strip = (s: unknown, depth: number): void => {
     if (depth > 1000) return;
@@ -119,7 +120,7 @@ export const customResourceDefinitionStrategy: ResourceStrategy = {
   },
   prepareForUpdate(obj, old) {
     obj['status'] = old['status'] !== undefined ? structuredClone(old['status']) : initialStatus();
-    if (JSON.stringify(obj['spec']) !== JSON.stringify(old['spec'])) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (stringifyJson(obj['spec']) !== stringifyJson(old['spec'])) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
     recordStorageVersion(obj);
     dropValidationRules(obj, old);
   },

@@ -20,16 +20,20 @@ export function goFloat(n: number): string {
   return String(n);
 }
 
-/** A JSON number as kube's decoder hands it over: integers as int64, others as float64. */
-export function goNumber(n: number): string {
-  return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? BigInt(n).toString() : goFloat(n);
+/**
+ * A JSON number as kube's decoder hands it over: integers as int64, others as float64 (an integer
+ * beyond 2^53 that is a number came from a float literal: number-codec.ts keeps int64s as BigInts).
+ */
+export function goNumber(n: number | bigint): string {
+  if (typeof n === 'bigint') return n.toString();
+  return Number.isSafeInteger(n) ? String(n) : goFloat(n);
 }
 
 /** Go's `%#v` of a decoded JSON value (inside a map or slice). */
 function goSharp(v: unknown): string {
   if (v === null || v === undefined) return 'interface {}(nil)';
   if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number') return goNumber(v);
+  if (typeof v === 'number' || typeof v === 'bigint') return goNumber(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[]interface {}{${v.map(goSharp).join(', ')}}`;
   if (isPlainObject(v)) {

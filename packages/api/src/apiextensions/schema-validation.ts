@@ -7,6 +7,7 @@
  */
 import { type FieldError, fieldErr, fieldErrorString, GoLiteral } from '../field-errors.js';
 import { isPlainObject } from '../types.js';
+import { stringifyJson } from '../number-codec.js';
 import { compileSchemaErrors } from './compile.js';
 import { goValue } from './gofmt.js';
 import { prune, toStructural } from './structural.js';
@@ -378,7 +379,7 @@ function walkDefaults(s: Raw, path: string, isResourceRoot: boolean, insideMeta:
   if (dflt !== undefined && dflt !== null && !meta) {
     const pruned = structuredClone(dflt);
     prune(pruned, toStructural(s), embedded);
-    if (JSON.stringify(pruned) !== JSON.stringify(dflt)) {
+    if (stringifyJson(pruned) !== stringifyJson(dflt)) {
       errs.push(fieldErr.invalid(child(path, 'default'), goValue(dflt), 'must not have unknown fields'));
     } else {
       errs.push(...compileSchemaErrors(s, dflt, child(path, 'default')));

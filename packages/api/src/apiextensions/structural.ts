@@ -9,6 +9,7 @@
  */
 import { type FieldError, fieldErr } from '../field-errors.js';
 import { isPlainObject, type ObjectMeta } from '../types.js';
+import { stringifyJson } from '../number-codec.js';
 import { isDNS1035Label } from '../resources/admissionregistration.js';
 import { nameIsPathSegment, validateObjectMeta } from '../validation.js';
 import { goValue } from './gofmt.js';
@@ -147,10 +148,10 @@ const OBJECT_META_FIELDS = new Map<string, (v: unknown) => boolean>(Object.entri
   selfLink: (v) => typeof v === 'string',
   uid: (v) => typeof v === 'string',
   resourceVersion: (v) => typeof v === 'string',
-  generation: (v) => typeof v === 'number',
+  generation: (v) => typeof v === 'number' || typeof v === 'bigint',
   creationTimestamp: (v) => typeof v === 'string' || v === null,
   deletionTimestamp: (v) => typeof v === 'string' || v === null,
-  deletionGracePeriodSeconds: (v) => typeof v === 'number',
+  deletionGracePeriodSeconds: (v) => typeof v === 'number' || typeof v === 'bigint',
   labels: (v) => isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string'),
   annotations: (v) => isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string'),
   ownerReferences: Array.isArray,
@@ -484,5 +485,5 @@ function validateListMap(items: unknown[], s: StructuralNode, path: string, errs
 function canonicalJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJSON).join(',')}]`;
   if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJSON(v[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
+  return stringifyJson(v) ?? 'null';
 }

@@ -9,6 +9,7 @@
  */
 import { checkDepth } from '../depth.js';
 import { isPlainObject } from '../types.js';
+import { isJsonNumber, parseJson } from '../number-codec.js';
 
 /** One field of a map-list item's key, e.g. `{name: 'port', value: 80}`. */
 export interface KeyField {
@@ -61,7 +62,7 @@ export function compareStrings(a: string, b: string): number {
 }
 
 function typeRank(v: unknown): number {
-  if (typeof v === 'number') return 0; // floats and ints compare numerically
+  if (isJsonNumber(v)) return 0; // floats and ints compare numerically (an int64 BigInt too)
   if (typeof v === 'string') return 2;
   if (typeof v === 'boolean') return 3;
   if (Array.isArray(v)) return 4;
@@ -74,7 +75,7 @@ export function compareValues(a: unknown, b: unknown): number {
   const ra = typeRank(a);
   const rb = typeRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
-  if (typeof a === 'number' && typeof b === 'number') return a === b ? 0 : a < b ? -1 : 1;
+  if (isJsonNumber(a) && isJsonNumber(b)) return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -105,6 +106,7 @@ function goJSONString(s: string): string {
 export function goJSON(v: unknown): string {
   if (typeof v === 'string') return goJSONString(v);
   if (typeof v === 'number' || typeof v === 'boolean') return JSON.stringify(v);
+  if (typeof v === 'bigint') return v.toString();
   if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
   if (isPlainObject(v)) {
     const keys = Object.keys(v).sort(compareStrings);
@@ -117,7 +119,7 @@ export function goJSON(v: unknown): string {
 function valueToString(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return JSON.stringify(v); // Go %q; equal for printable text
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v)) return `[${v.map(valueToString).join(',')}]`;
   if (isPlainObject(v)) return Object.entries(v).map(([k, x]) => `${k}=${valueToString(x)}`).join('');
   return String(v);
@@ -175,7 +177,8 @@ export function deserializePE(s: string): PathElement | undefined {
   const rest = s.slice(2);
   const parse = (): unknown => {
     try {
-      return JSON.parse(rest) as unknown;
+      // An int64 above 2^53 in a key (`v:9007199254740993`) reads back exactly.
+      return parseJson(rest);
     } catch (e) {
       throw new FieldsV1Error(`parsing JSON: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -11,6 +11,7 @@ import { type FieldError, fieldErr } from '../field-errors.js';
 import type { Definitions, Schema } from '../schema.js';
 import { type ManagedFieldsEntry, isPlainObject } from '../types.js';
 import { cloneJson, setMember } from '../json.js';
+import { parseJson, stringifyJson } from '../number-codec.js';
 import { ConflictsError, type ManagerSets, Updater, conflictError } from './apply.js';
 import { FieldSet, FieldsV1Error, pathOf } from './fieldset.js';
 import { TypedError, TypedSchema, compareObjects, dropNulls, toFieldSet } from './typed.js';
@@ -291,7 +292,7 @@ export class FieldManager {
     const text = annotations?.[LAST_APPLIED_ANNOTATION];
     if (typeof text !== 'string' || text === '') return undefined;
     try {
-      const lastApplied: unknown = JSON.parse(text);
+      const lastApplied: unknown = parseJson(text);
       const set = toFieldSet(this.#ts, lastApplied);
       return set.difference(compareObjects(this.#ts, liveClean, lastApplied).modified);
     } catch {
@@ -387,7 +388,7 @@ function syncLastApplied(result: KubeJSON, applied: KubeJSON): void {
   const copy = structuredClone(applied);
   const copyMeta = copy['metadata'];
   if (isPlainObject(copyMeta) && isPlainObject(copyMeta['annotations'])) delete copyMeta['annotations'][LAST_APPLIED_ANNOTATION];
-  meta['annotations'] = { ...meta['annotations'], [LAST_APPLIED_ANNOTATION]: JSON.stringify(copy) };
+  meta['annotations'] = { ...meta['annotations'], [LAST_APPLIED_ANNOTATION]: stringifyJson(copy) };
 }
 
 /** A plain error as kube's `ErrorToAPIStatus` answers it: 500 with an empty reason. */

@@ -54,7 +54,8 @@ export function goTypeName(v: unknown): string {
   if (v === null || v === undefined) return '%!s(<nil>)';
   if (Array.isArray(v)) return '[]interface {}';
   if (isObject(v)) return 'map[string]interface {}';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'bigint') return 'int64';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int64' : 'float64';
   return typeof v === 'boolean' ? 'bool' : 'string';
 }
 

@@ -17,6 +17,7 @@
  */
 import { type JsonObject, MAX_JSON_PATCH_OPERATIONS, PatchError, cloneJson, isObject, jsonEqual } from './errors.js';
 import { getOwn, hasOwn, setMember } from '../json.js';
+import { stringifyJson } from '../number-codec.js';
 
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
@@ -41,7 +42,8 @@ function goJsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (isObject(v)) return 'object';
   if (typeof v === 'boolean') return 'bool';
-  return typeof v === 'number' ? 'number' : 'string';
+  // An int64 BigInt, or a number beyond float64 kept in place (number-codec.ts), is a number too.
+  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'symbol' ? 'number' : 'string';
 }
 
 /** RFC 6901 token decoding, in one pass (`~01` is `~1`), as Go's strings.Replacer does it. */
@@ -235,7 +237,7 @@ function applyOne(root: PatchState, op: JsonObject): void {
       const copy = cloneJson(val ?? null);
       // Copies can double the document per operation (copy the root into itself): evanphx's
       // AccumulatedCopySizeLimit bounds what all the copies of one patch may add.
-      root.copied += JSON.stringify(copy).length;
+      root.copied += stringifyJson(copy).length;
       if (root.copied > MAX_ACCUMULATED_COPY_BYTES) {
         throw new OpFailure(`Unable to complete the copy, the accumulated size increase of copy is ${root.copied}, exceeding the limit ${MAX_ACCUMULATED_COPY_BYTES}`);
       }

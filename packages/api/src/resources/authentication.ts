@@ -183,7 +183,8 @@ function specOf(obj: StoredObject): Record<string, unknown> {
 /** kube's ValidateTokenRequest. */
 export function validateTokenRequest(obj: StoredObject): FieldError[] {
   const seconds = specOf(obj)['expirationSeconds'];
-  const n = typeof seconds === 'number' ? seconds : 0;
+  // int64: a BigInt above 2^53 compares with the bounds exactly.
+  const n = typeof seconds === 'number' || typeof seconds === 'bigint' ? seconds : 0;
   const errs: FieldError[] = [];
   if (n < MIN_TOKEN_EXPIRATION_SECONDS) errs.push(fieldErr.invalid('spec.expirationSeconds', n, 'may not specify a duration less than 10 minutes'));
   if (n > MAX_TOKEN_EXPIRATION_SECONDS) errs.push(fieldErr.invalid('spec.expirationSeconds', n, 'may not specify a duration larger than 2^32 seconds'));

@@ -9,6 +9,7 @@ import type { ResourceDefinition, ResourceStrategy } from '../catalog.js';
 import { type FieldError, fieldErr } from '../field-errors.js';
 import { type Schema, s } from '../schema.js';
 import { type StoredObject, isPlainObject } from '../types.js';
+import { JsonNumberRangeError, parseJson } from '../number-codec.js';
 import { DNS1123_SUBDOMAIN_MAX, isQualifiedName, nameIsDNSLabel, nameIsDNSSubdomain } from '../validation.js';
 import { setMember } from '../json.js';
 
@@ -336,8 +337,9 @@ export function goJSONMapError(bytes: Buffer): string | undefined {
   const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch (e) {
+    if (e instanceof JsonNumberRangeError) return e.message;
     if (text.trim() === '') return 'unexpected end of JSON input';
     const msg = e instanceof Error ? e.message : String(e);
     if (/Unexpected end of JSON input|Unterminated|end of data/i.test(msg)) return 'unexpected end of JSON input';

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { isPlainObject, hasOwn } from '@plinth/api';
+import { isPlainObject, hasOwn, stringifyJson } from '@plinth/api';
 import { contextOf, type Handler } from '../context.js';
 import { LEVEL, type AuditPolicy, type RequestAuditConfig, type Stage } from './policy.js';
 import { hrtimeToEpochMicros, nowMicros, sourceIPs, userAgentOf, type AuditEvent, type ResponseStatus } from './event.js';
@@ -238,7 +238,7 @@ function withoutManagedFields(obj: unknown): unknown {
 }
 
 function encodeObject(s: AuditState, obj: unknown): string {
-  return JSON.stringify(s.config.omitManagedFields ? withoutManagedFields(obj) : obj);
+  return stringifyJson(s.config.omitManagedFields ? withoutManagedFields(obj) : obj);
 }
 
 /**
@@ -263,7 +263,7 @@ export function auditRequestObject(req: IncomingMessage, obj: unknown): void {
 /** kube's audit.LogRequestPatch: at Request level and above, the patch is the request object. */
 export function auditRequestPatch(req: IncomingMessage, patch: unknown): void {
   const s = states.get(req);
-  if (s && s.config.rank >= LEVEL.Request) s.event.requestObject = JSON.stringify(patch);
+  if (s && s.config.rank >= LEVEL.Request) s.event.requestObject = stringifyJson(patch);
 }
 
 /**

@@ -10,7 +10,9 @@ import {
   compileVersionSchema,
   customResourceTable,
   fieldErr,
+  isJsonInteger,
   isPlainObject,
+  stringifyJson,
   nameIsDNSSubdomain,
   s,
   type CompiledVersionSchema,
@@ -83,8 +85,9 @@ function validateScale(obj: StoredObject, scale: CRDScale, which: 'spec' | 'stat
   const replicasPath = which === 'spec' ? scale.specReplicasPath : scale.statusReplicasPath;
   const { found, value } = valueAtPath(obj, replicasPath);
   if (found) {
-    if (typeof value !== 'number' || !Number.isInteger(value)) {
-      errs.push(fieldErr.invalid(replicasPath, 0, `${replicasPath.replace(/^\./, '')} accessor error: ${JSON.stringify(value)} is of the type ${typeof value}, expected int64`));
+    // kube's NestedInt64: an int64 (a BigInt above 2^53 too); a float64 is an accessor error.
+    if (!isJsonInteger(value)) {
+      errs.push(fieldErr.invalid(replicasPath, 0, `${replicasPath.replace(/^\./, '')} accessor error: ${stringifyJson(value)} is of the type ${typeof value}, expected int64`));
     } else if (value < 0) errs.push(fieldErr.invalid(replicasPath, value, 'should be a non-negative integer'));
     else if (value > MAX_INT32) errs.push(fieldErr.invalid(replicasPath, value, `should be less than or equal to ${MAX_INT32}`));
   }

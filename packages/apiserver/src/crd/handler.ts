@@ -105,7 +105,7 @@ const jsonFormat = (req: IncomingMessage): ResponseFormat => negotiate(req.heade
 function jsonOrMergePatch(type: string, body: Buffer): (current: StoredObject) => unknown {
   let patch: unknown;
   try {
-    patch = parseJsonText(body.toString('utf8'), 'the patch');
+    patch = parseJsonText(body.toString('utf8'), 'the patch', { marks: true });
   } catch (e) {
     if (e instanceof StatusError) throw e;
     throw badRequest(`error decoding patch: ${(e as Error).message}`);

@@ -1,5 +1,6 @@
 /** GET of one object. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseStoredJson } from '@plinth/api';
 import { servesProtobuf } from '../protobuf/codec.js';
 import { negotiate, type ResponseFormat } from '../negotiation.js';
 import { isPretty, writeObject } from '../http.js';
@@ -30,7 +31,7 @@ export function isPlainJson(r: ResourceRequest, format: ResponseFormat): boolean
 
 /** writeObject for a body already encoded as compact JSON (its audit record decodes it only if kept). */
 export function writeJsonBody(req: IncomingMessage, res: ServerResponse, json: string, format: ResponseFormat): void {
-  if (auditRecordsResponseObject(req)) auditResponseObject(req, JSON.parse(json));
+  if (auditRecordsResponseObject(req)) auditResponseObject(req, parseStoredJson(json));
   const body = `${json}\n`;
   res.statusCode = 200;
   res.setHeader('Content-Type', format.contentType);
@@ -43,7 +44,7 @@ export function writeJsonBody(req: IncomingMessage, res: ServerResponse, json: s
  * `]}` go straight into one buffer (no joined string, no second encoding pass over the body).
  */
 export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[], format: ResponseFormat): void {
-  if (auditRecordsResponseObject(req)) auditResponseObject(req, JSON.parse(`${head}${items.join(',')}]}`));
+  if (auditRecordsResponseObject(req)) auditResponseObject(req, parseStoredJson(`${head}${items.join(',')}]}`));
   let chars = head.length + items.length + 3;
   let longest = head.length;
   for (const item of items) {

@@ -22,11 +22,13 @@ import {
   NestingTooDeepError,
   exceedsNestingDepth,
   isNestingTooDeep,
+  numberOverflowIn,
+  JsonNumberRangeError,
 } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { parseJsonText, readBody, writeObject } from '../http.js';
 import { parseYaml } from '../yaml.js';
-import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
+import { checkPatchedNumbers, decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import type { PatchOperation } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from './options.js';
 import { checkName } from './update.js';
@@ -64,7 +66,8 @@ function patchFailed(e: PatchError): StatusError {
 
 function parseJson(body: Buffer): unknown {
   try {
-    return parseJsonText(body.toString('utf8'), 'the patch');
+    // Numbers beyond float64 stay in place: kube keeps patch literals raw (checkPatchedNumbers).
+    return parseJsonText(body.toString('utf8'), 'the patch', { marks: true });
   } catch (e) {
     if (isNestingTooDeep(e)) throw e;
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
@@ -129,6 +132,13 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
   } else {
     const patch = parseJson(body);
     auditRequestPatch(r.req, patch);
+    // kube decodes a strategic merge patch (and any patch under Strict/Warn field validation) into
+    // Go values first: a number beyond float64 is a 400 there (patch.go strategicPatchObject).
+    const overflow = numberOverflowIn(patch);
+    if (overflow !== undefined && (type === 'strategic' || validation !== 'Ignore')) {
+      const why = new JsonNumberRangeError(overflow).message;
+      throw badRequest(type === 'strategic' ? why : `error decoding patch: ${why}`);
+    }
     const schema = fullSchemaOf(r.def);
     const defs = schemaDefinitions();
     op = {
@@ -145,6 +155,7 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
         }
         // A JSON patch can nest the object deeper than its own text does (copy into itself).
         if (exceedsNestingDepth(patched)) throw new NestingTooDeepError('the patched object');
+        if (numberOverflowIn(patch) !== undefined) checkPatchedNumbers(r.def, patched);
         // Unknown fields of the patched object (a retry starts over: each is reported once).
         if (unknown) unknown.length = 0;
         const decoded = decodeInto(r.def, r.catalog, patched, true, unknown);

@@ -2,7 +2,7 @@
  * Watch: a chunked stream of `{type, object}` JSON documents, one per line, until the client goes
  * away, `timeoutSeconds` passes, or the store ends the watch (e.g. after an ERROR event).
  */
-import { notAcceptable } from '@plinth/api';
+import { notAcceptable, stringifyJson } from '@plinth/api';
 import type { Socket } from 'node:net';
 import type { WatchEvent } from '@plinth/storage';
 import type { ResponseFormat } from '../negotiation.js';
@@ -138,7 +138,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   const encodeEvent = (e: WatchEvent): Buffer => {
     if (e.type === 'ERROR') {
       const status = toStatusError(e.error, r.def).toStatus() as unknown as Record<string, unknown>;
-      return chunkOf(protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`));
+      return chunkOf(protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${stringifyJson({ type: 'ERROR', object: status })}\n`));
     }
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
@@ -147,10 +147,10 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       return frame;
     }
     if (format.table && e.type !== 'BOOKMARK') {
-      return chunkOf(Buffer.from(`${JSON.stringify({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`));
+      return chunkOf(Buffer.from(`${stringifyJson({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`));
     }
     let line = encodedJson.get(e);
-    if (!line) encodedJson.set(e, (line = chunkOf(Buffer.from(`${JSON.stringify({ type: e.type, object: e.object })}\n`))));
+    if (!line) encodedJson.set(e, (line = chunkOf(Buffer.from(`${stringifyJson({ type: e.type, object: e.object })}\n`))));
     return line;
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;

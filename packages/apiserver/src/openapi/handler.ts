@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { methodNotSupported, pathNotFound, type Catalog } from '@plinth/api';
+import { methodNotSupported, pathNotFound, stringifyJson, type Catalog } from '@plinth/api';
 import { parseAccept } from '../negotiation.js';
 import { encodeGnostic } from './gnostic.js';
 import { buildSwagger, type OpenAPIOptions } from './v2.js';
@@ -44,12 +44,13 @@ function build(catalog: Catalog, opts: OpenAPIOptions): Built {
   // HTTP dates have second precision; keep Last-Modified comparable with If-Modified-Since.
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const swagger = buildSwagger(catalog, opts);
-  const json = Buffer.from(JSON.stringify(swagger));
+  // A CRD schema's enum, default or example may hold an int64 above 2^53.
+  const json = Buffer.from(stringifyJson(swagger));
   const pb = encodeGnostic(swagger);
   const v3 = new Map<string, Served>();
   const etags = new Map<string, string>();
   for (const [gv, doc] of buildV3(catalog, opts).groupVersions) {
-    const body = Buffer.from(JSON.stringify(doc));
+    const body = Buffer.from(stringifyJson(doc));
     const etag = computeETag(body);
     etags.set(gv, etag);
     v3.set(gv, served(body, 'application/json', etag, now));

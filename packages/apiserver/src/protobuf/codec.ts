@@ -44,7 +44,8 @@ const LIST_META = `.${META_V1}.ListMeta`;
 const OBJECT_META = `.${META_V1}.ObjectMeta`;
 
 const TO_OBJECT: protobuf.IConversionOptions = {
-  longs: Number,
+  // 64-bit integers as digits: convert.ts keeps those above 2^53 exact (BigInt).
+  longs: String,
   bytes: String,
   defaults: false,
   arrays: false,

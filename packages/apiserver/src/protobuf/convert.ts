@@ -10,7 +10,7 @@
  * from semantics.ts.
  */
 import protobuf from "protobufjs";
-import { getOwn, setMember } from "@plinth/api";
+import { getOwn, parseJson, setMember, stringifyJson } from "@plinth/api";
 import { ProtobufDecodeError, ProtobufEncodeError } from "./errors.js";
 import { ALWAYS_EMIT, APIEXTENSIONS_V1, EMBEDDED, JSON_NAMES, META_V1, POINTER_SCALARS } from "./semantics.js";
 
@@ -54,6 +54,8 @@ function formatSeconds(seconds: number): string {
 
 function numberField(v: JsonObject, key: string): number | undefined {
   const x = v[key];
+  // int64 fields (Timestamp seconds) come as digits (TO_OBJECT longs: String).
+  if (typeof x === "string" && /^-?\d+$/.test(x)) return Number(x);
   return typeof x === "number" ? x : undefined;
 }
 
@@ -69,7 +71,7 @@ function isPlainObject(value: unknown): value is JsonObject {
 
 function parseRaw(raw: Uint8Array, path: string, what: string): unknown {
   try {
-    return JSON.parse(Buffer.from(raw).toString("utf8")) as unknown;
+    return parseJson(Buffer.from(raw).toString("utf8"));
   } catch {
     throw new ProtobufDecodeError(`${path}: ${what} is not valid JSON`);
   }
@@ -99,7 +101,7 @@ const APIEXTENSIONS_SPECIAL: Readonly<Record<string, SpecialType>> = {
   // JSON (`default`, `example`, `enum` items): any JSON value; raw holds its JSON text. A JSON
   // null is an empty Raw (JSON.UnmarshalJSON leaves it empty, MarshalJSON writes null).
   [`.${APIEXTENSIONS_V1}.JSON`]: {
-    toProto: (value) => (value === null ? {} : { raw: Buffer.from(JSON.stringify(value), "utf8") }),
+    toProto: (value) => (value === null ? {} : { raw: Buffer.from(stringifyJson(value), "utf8") }),
     fromProto: (v, _ctx, path) => {
       const raw = bytesOf(v["raw"]);
       return raw.length === 0 ? null : parseRaw(raw, path, "JSON.raw");
@@ -187,12 +189,12 @@ const SPECIAL: Readonly<Record<string, SpecialType>> = {
   },
   // metav1.FieldsV1: the JSON form is the trie object itself; Raw holds its JSON text.
   [`.${META_V1}.FieldsV1`]: {
-    toProto: (value) => ({ Raw: Buffer.from(JSON.stringify(value), "utf8") }),
+    toProto: (value) => ({ Raw: Buffer.from(stringifyJson(value), "utf8") }),
     fromProto: (v, _ctx, path) => {
       const raw = bytesOf(v["Raw"]);
       if (raw.length === 0) return undefined;
       try {
-        return JSON.parse(Buffer.from(raw).toString("utf8")) as unknown;
+        return parseJson(Buffer.from(raw).toString("utf8"));
       } catch {
         throw new ProtobufDecodeError(`${path}: FieldsV1.Raw is not valid JSON`);
       }
@@ -217,13 +219,13 @@ const SPECIAL: Readonly<Record<string, SpecialType>> = {
   // bytes (as kube does when converting an embedded Object); on decode raw may hold JSON or a
   // full protobuf envelope (watch events, which kube encodes with the protobuf serializer).
   [".k8s.io.apimachinery.pkg.runtime.RawExtension"]: {
-    toProto: (value) => ({ raw: Buffer.from(JSON.stringify(value), "utf8") }),
+    toProto: (value) => ({ raw: Buffer.from(stringifyJson(value), "utf8") }),
     fromProto: (v, ctx, path) => {
       const raw = bytesOf(v["raw"]);
       if (raw.length === 0) return undefined;
       if (ctx.isEnvelope(raw)) return ctx.decodeEnvelope(raw);
       try {
-        return JSON.parse(Buffer.from(raw).toString("utf8")) as unknown;
+        return parseJson(Buffer.from(raw).toString("utf8"));
       } catch {
         throw new ProtobufDecodeError(`${path}: RawExtension.raw is neither JSON nor a protobuf envelope`);
       }
@@ -256,6 +258,8 @@ function jsonName(type: protobuf.Type, field: protobuf.Field): string {
 
 function valueToProto(field: protobuf.Field, value: unknown, path: string): unknown {
   const mt = messageType(field);
+  // An int64 BigInt goes as its digits: protobufjs reads a string into a Long exactly.
+  if (typeof value === "bigint") return value.toString();
   if (mt === undefined) return value; // scalars/bytes: Type.fromObject coerces (base64 → bytes)
   const special = SPECIAL[mt.fullName];
   if (special !== undefined) return special.toProto(value, path, mt);
@@ -316,13 +320,22 @@ function zeroValue(field: protobuf.Field): unknown {
   }
 }
 
+const LONG_TYPES = new Set(["int64", "uint64", "sint64", "fixed64", "sfixed64"]);
+
+/** A 64-bit field (toObject gives its digits): a number when a float64 holds it, else a BigInt (exact). */
+function scalarFromProto(field: protobuf.Field, value: unknown): unknown {
+  if (typeof value !== "string" || !LONG_TYPES.has(field.type)) return value;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : BigInt(value);
+}
+
 function isZero(value: unknown): boolean {
   return value === "" || value === 0 || value === false;
 }
 
 function valueFromProto(field: protobuf.Field, value: unknown, ctx: ConvertContext, path: string): unknown {
   const mt = messageType(field);
-  if (mt === undefined) return value;
+  if (mt === undefined) return scalarFromProto(field, value);
   const obj = isPlainObject(value) ? value : {};
   const special = SPECIAL[mt.fullName];
   if (special !== undefined) return special.fromProto(obj, ctx, path, mt);
@@ -336,7 +349,7 @@ function isListItems(type: protobuf.Type, field: protobuf.Field): boolean {
 }
 
 /**
- * Converts the output of `type.toObject(msg, {longs: Number, bytes: String, defaults: false})`
+ * Converts the output of `type.toObject(msg, {longs: String, bytes: String, defaults: false})`
  * to kube JSON. Absent fields stay absent; zero-valued non-pointer scalars and empty
  * repeated/map fields are dropped (Go's omitempty) unless kube's json tag has no omitempty.
  */
@@ -373,8 +386,9 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
         if (always) out[name] = zeroValue(field);
         continue;
       }
-      if (isZero(value) && !always && !POINTER_SCALARS.has(key)) continue;
-      out[name] = value;
+      const scalar = scalarFromProto(field, value);
+      if (isZero(scalar) && !always && !POINTER_SCALARS.has(key)) continue;
+      out[name] = scalar;
     }
   }
   return out;

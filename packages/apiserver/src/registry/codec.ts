@@ -8,7 +8,15 @@ import {
   badRequest,
   conform,
   DecodeError,
+  JsonNumberRangeError,
+  fieldErr,
+  findNumberOverflow,
+  invalid,
+  isNumberOverflow,
   isPlainObject,
+  numberOverflowIn,
+  overflowLiteral,
+  stringifyJson,
   metaDefinitions,
   resourceDefinitions,
   s,
@@ -73,12 +81,21 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
     }
     throw badRequest(`${kind} in version "${version}" cannot be handled as a ${def.kind}: ${why}`);
   }
+  const cannotHandle = (why: string): Error => badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${why}`);
+  // A number beyond float64 (parseBody keeps it in place): a custom resource's decoder refuses the
+  // body; a typed one names the field (conform), or drops it with an unknown field.
+  const overflow = numberOverflowIn(raw);
+  if (overflow !== undefined && def.unstructured) throw cannotHandle(new JsonNumberRangeError(overflow).message);
   let obj: StoredObject;
   try {
     obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), definitions, def.kind, 1, unknown) as StoredObject;
   } catch (e) {
-    if (e instanceof DecodeError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${e.message}`);
+    if (e instanceof DecodeError) throw cannotHandle(e.message);
     throw e;
+  }
+  if (overflow !== undefined) {
+    const left = findNumberOverflow(obj);
+    if (left !== undefined) throw cannotHandle(new JsonNumberRangeError(left).message);
   }
   obj.apiVersion = expected;
   obj.kind = def.kind;
@@ -96,4 +113,38 @@ export function decodeAdmitted(catalog: Catalog, kind: { group: string; version:
   const def = catalog.lookupKind(kind.group ? `${kind.group}/${kind.version}` : kind.version, kind.kind);
   if (!def || def.unstructured) return undefined;
   return decodeInto(def, catalog, obj, true);
+}
+
+/** Go's json.Marshal of a decoded value: map keys sorted, numbers beyond float64 as their literal. */
+function goJsonWithLiterals(v: unknown): string {
+  if (isNumberOverflow(v)) return overflowLiteral(v);
+  if (Array.isArray(v)) return `[${v.map(goJsonWithLiterals).join(',')}]`;
+  if (isPlainObject(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goJsonWithLiterals(v[k])}`)
+      .join(',')}}`;
+  }
+  return stringifyJson(v) ?? 'null';
+}
+
+/**
+ * A JSON or merge patch keeps number literals as they are written (kube's json-patch library holds
+ * raw bytes): one beyond float64 that lands in the object fails only when the patched object is
+ * decoded, answered 422 with the patched JSON as the `patch` field's value (kube's
+ * jsonPatcher.applyPatchToCurrentObject). A typed kind drops it with an unknown field.
+ */
+export function checkPatchedNumbers(def: KindDefinition, patched: unknown): void {
+  const literal = findNumberOverflow(patched);
+  if (literal === undefined) return;
+  let why: string | undefined = new JsonNumberRangeError(literal).message;
+  if (!def.unstructured) {
+    try {
+      why = findNumberOverflow(conform(patched, fullSchemaOf(def), definitions, def.kind)) === undefined ? undefined : why;
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      why = e.message;
+    }
+  }
+  if (why !== undefined) throw invalid({ group: '', kind: '' }, '', [fieldErr.invalid('patch', goJsonWithLiterals(patched), why)]);
 }
