@@ -8,6 +8,7 @@ import type { ResponseFormat } from './negotiation.js';
 import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError, ProtobufUnsupportedError } from './protobuf/codec.js';
 import { splitRequestTarget } from './request-info.js';
 import { auditResponseObject } from './audit/filter.js';
+import { deadlineOf } from './context.js';
 
 /** The query of a request, parsed from its raw target (for writers that run outside the chain). */
 function queryOf(req: IncomingMessage): URLSearchParams {
@@ -19,7 +20,9 @@ export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
 /**
  * Reads the whole body, refusing more than `limit` bytes with 413 (checked as it streams in).
- * Plain listeners rather than an async iterator: this runs on every write request.
+ * Gives up when the request's deadline passes (rejecting with its 504, so the request's seat is
+ * freed: see withRequestTimeout) or the connection closes first: a body that does not arrive in
+ * time holds nothing. Plain listeners rather than an async iterator: this runs on every write.
  */
 export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
@@ -30,20 +33,122 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', fail);
+      req.off('close', onClose);
+      stopWaiting?.();
+    };
+    const fail = (e: unknown): void => {
+      done();
+      reject(e);
+    };
     const onData = (b: Buffer): void => {
       size += b.length;
       if (size > limit) {
-        req.off('data', onData);
+        done();
         req.resume();
         reject(requestEntityTooLarge(limit));
         return;
       }
       chunks.push(b);
     };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    // 'close' before 'end': the client went away mid-body (Node may not emit 'error' then).
+    const onClose = (): void => fail(new Error('the client closed the connection before its request body was complete'));
+    const stopWaiting = deadlineOf(req)?.onExpired(fail);
     req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.once('error', reject);
+    req.once('end', onEnd);
+    req.once('error', fail);
+    req.once('close', onClose);
   });
+}
+
+/** How much of a response body is handed to the socket ahead of what the client has taken. */
+export const RESPONSE_WRITE_AHEAD_BYTES = 64 * 1024;
+
+/**
+ * Writes what `next` produces (undefined: the end) as the socket takes it: the next piece is
+ * made only once the last was accepted (`drain`), so whatever the client's speed, about one piece
+ * waits in memory ahead of the socket — never a copy of the whole body, and for a list encoded as
+ * it goes, not even the body once. Stops, dropping `next`, when the response is destroyed (the
+ * client went away, or the request's deadline passed: withRequestTimeout).
+ */
+export function streamBody(res: ServerResponse, next: () => Buffer | undefined): void {
+  const stop = (): void => {
+    res.off('drain', pump);
+    res.off('close', stop);
+  };
+  function pump(): void {
+    while (!res.destroyed) {
+      const piece = next();
+      if (piece === undefined) {
+        stop();
+        res.end();
+        return;
+      }
+      if (!res.write(piece)) return;
+    }
+    stop();
+  }
+  res.on('drain', pump);
+  res.once('close', stop);
+  pump();
+}
+
+/**
+ * Sends a complete body with its Content-Length: one write when small, else slices of
+ * RESPONSE_WRITE_AHEAD_BYTES as the socket takes them (streamBody). HEAD gets the headers only.
+ */
+export function sendBody(req: IncomingMessage, res: ServerResponse, body: string | Buffer): void {
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  res.setHeader('Content-Length', length);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  if (length <= RESPONSE_WRITE_AHEAD_BYTES) {
+    res.end(body);
+    return;
+  }
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  let offset = 0;
+  streamBody(res, () => {
+    if (offset >= bytes.length) return undefined;
+    const end = Math.min(bytes.length, offset + RESPONSE_WRITE_AHEAD_BYTES);
+    const piece = bytes.subarray(offset, end);
+    offset = end;
+    return piece;
+  });
+}
+
+const responsesDone = new WeakMap<ServerResponse, Promise<void>>();
+
+/**
+ * Settles once the response is complete — its last byte handed to the operating system
+ * (`finish`) — or destroyed (`close`). What holds a request's seat waits for it, as kube's
+ * handler holds its seat while its writes block on a slow client.
+ */
+export function responseDone(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  let done = responsesDone.get(res);
+  if (!done) {
+    done = new Promise<void>((resolve) => {
+      const settle = (): void => {
+        res.off('finish', settle);
+        res.off('close', settle);
+        resolve();
+      };
+      res.once('finish', settle);
+      res.once('close', settle);
+    });
+    responsesDone.set(res, done);
+  }
+  return done;
 }
 
 /**
@@ -98,14 +203,24 @@ export function encode(obj: unknown, format: ResponseFormat, pretty: boolean): s
   return pretty ? `${JSON.stringify(obj, null, 2)}\n` : `${JSON.stringify(obj)}\n`;
 }
 
+/**
+ * An answer given before the request's body has fully arrived (a 401, 403 or 429 ahead of the
+ * body, a 504 for a body that stalled) closes the connection once sent: otherwise Node would keep
+ * it, reading and discarding the rest of a body that may never come, until its own request
+ * timeout.
+ */
+export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+}
+
 /** Writes an API object with the negotiated encoding. */
 export function writeObject(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, code: number, obj: unknown, format: ResponseFormat): void {
   auditResponseObject(req, obj);
+  closeIfBodyUnread(req, res);
   const body = encode(obj, format, isPretty(query, req));
   res.statusCode = code;
   res.setHeader('Content-Type', format.contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  sendBody(req, res, body);
 }
 
 const JSON_FORMAT: ResponseFormat = { encoding: 'json', contentType: 'application/json' };

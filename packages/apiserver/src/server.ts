@@ -28,6 +28,7 @@ import { createOpenAPIHandler } from './openapi/handler.js';
 import { buildDiscovery, VERSION } from './discovery.js';
 import { healthEndpoints, serveHealth, type HealthEndpoints } from './health.js';
 import { withPriorityAndFairness } from './filters/priority-and-fairness.js';
+import { withRequestTimeout } from './filters/request-timeout.js';
 import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -50,8 +51,29 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** How long a request may wait in a priority level's queue: kube's --request-timeout (60 s) / 4. */
-const REQUEST_WAIT_LIMIT_MS = 15_000;
+/** How long a request may wait in a priority level's queue with no --request-timeout: kube's default 60 s / 4. */
+const DEFAULT_REQUEST_WAIT_LIMIT_MS = 15_000;
+
+/**
+ * How long a client may take to send a request's headers: kube's ReadHeaderTimeout (32 s, "just
+ * shy of requestTimeoutUpperBound"). Node answers 408 and closes the connection after it.
+ */
+const HEADERS_TIMEOUT_MS = 32_000;
+/**
+ * How often Node checks those timeouts on open connections (its default, 30 s, would let a slow
+ * client keep a connection up to 30 s longer than the limits say).
+ */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
+/**
+ * Node's own limit on receiving a whole request (headers and body; default 300 s): a backstop
+ * behind withRequestTimeout, which answers first with kube's 504. It also ends a body still
+ * trickling in after its request was answered (a 403 before the body was read), which holds no
+ * seat but a connection. Long-running requests are unaffected: a watch's request is complete
+ * once its headers are in.
+ */
+function nodeRequestTimeoutMs(requestTimeoutMs: number): number {
+  return requestTimeoutMs > 0 ? Math.max(requestTimeoutMs, HEADERS_TIMEOUT_MS) + 5_000 : 300_000;
+}
 
 /** What an embedder adds to a server (kube's GenericAPIServer.AddPostStartHook). */
 export interface ServerExtensions {
@@ -113,7 +135,10 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
-  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates }), { catalog, stores });
+  const resourceHandler = withCustomResources(
+    createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
+    { catalog, stores },
+  );
   const openapi = createOpenAPIHandler(catalog, {
     verbs: SERVED_VERBS,
     fieldValidation: config.options.featureGates.enabled('ServerSideFieldValidation'),
@@ -149,15 +174,15 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   };
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
-  // authenticate (failures audited) → audit → impersonate → priority and fairness (or max
-  // in-flight) → authorize → route. Metrics: the route is instrumented (kube counts what its
+  // request timeout → authenticate (failures audited) → audit → impersonate → priority and
+  // fairness (or max in-flight) → authorize → route. Metrics: the route is instrumented (kube counts what its
   // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
   const authorized = withAuthorization(metrics.instrument(route), config.authorizer);
   // kube: APF with its gate on and a positive total limit, the max-in-flight filter otherwise.
   const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
   const limited = metrics.trackInflight(
     options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
-      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: REQUEST_WAIT_LIMIT_MS })
+      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: options.flags.requestTimeout > 0 ? options.flags.requestTimeout / 4 : DEFAULT_REQUEST_WAIT_LIMIT_MS })
       : withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }),
   );
   const impersonated = withImpersonation(limited, config.authorizer);
@@ -165,7 +190,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const authMetrics = metrics.recording ? { metrics } : {};
   let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous, ...authMetrics });
   if (config.audit) authenticated = withFailedAuthenticationAudit(authenticated, config.audit);
-  return withRecover(withRequestInfo(withAuditID(authenticated)), config.log);
+  const timed = withRequestTimeout(authenticated, { timeoutMs: options.flags.requestTimeout, log: config.log });
+  return withRecover(withRequestInfo(withAuditID(timed)), config.log);
 }
 
 /** Serves a config: listens, runs post-start hooks and controllers, writes the admin kubeconfig. */
@@ -223,6 +249,10 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
       // encryption costs about a quarter more on every response byte and watch event.
       ciphers: SERVER_CIPHERS,
       honorCipherOrder: true,
+      // Slow clients: see HEADERS_TIMEOUT_MS and nodeRequestTimeoutMs.
+      requestTimeout: nodeRequestTimeoutMs(opts.requestTimeout),
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
       ...(clientCAs.length > 0 ? { requestCert: true, rejectUnauthorized: false, ca: [...clientCAs], secureOptions: constants.SSL_OP_NO_TICKET } : {}),
     },
     dispatch,

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servesProtobuf } from '../protobuf/codec.js';
 import { negotiate, type ResponseFormat } from '../negotiation.js';
-import { isPretty, writeObject } from '../http.js';
+import { isPretty, RESPONSE_WRITE_AHEAD_BYTES, sendBody, streamBody, writeObject } from '../http.js';
 import { auditRecordsResponseObject, auditResponseObject } from '../audit/filter.js';
 import { parseIncludeObject, tableOfObject } from '../table.js';
 import type { ResourceRequest } from './scope.js';
@@ -31,24 +31,31 @@ export function isPlainJson(r: ResourceRequest, format: ResponseFormat): boolean
 /** writeObject for a body already encoded as compact JSON (its audit record decodes it only if kept). */
 export function writeJsonBody(req: IncomingMessage, res: ServerResponse, json: string, format: ResponseFormat): void {
   if (auditRecordsResponseObject(req)) auditResponseObject(req, JSON.parse(json));
-  const body = `${json}\n`;
   res.statusCode = 200;
   res.setHeader('Content-Type', format.contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  sendBody(req, res, `${json}\n`);
 }
 
 /**
  * writeJsonBody for a list built from the items' JSON: `head`, the items joined with commas, and
- * `]}` go straight into one buffer (no joined string, no second encoding pass over the body).
+ * `]}` go straight into buffers (no joined string, no second encoding pass over the body). A list
+ * that fits one write goes out in one buffer; a larger one is encoded piece by piece as the
+ * socket takes it (streamBody), so a client that reads slowly or not at all holds one piece and
+ * the item array (strings shared with the watch cache) — not the encoded list.
  */
 export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[], format: ResponseFormat): void {
   if (auditRecordsResponseObject(req)) auditResponseObject(req, JSON.parse(`${head}${items.join(',')}]}`));
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format.contentType);
   let chars = head.length + items.length + 3;
   let longest = head.length;
   for (const item of items) {
     chars += item.length;
     if (item.length > longest) longest = item.length;
+  }
+  if (chars > RESPONSE_WRITE_AHEAD_BYTES) {
+    streamJsonList(req, res, head, items);
+    return;
   }
   // UTF-8 takes at most 3 bytes per UTF-16 unit: room for the longest string's worst case means
   // a write is never cut short; an ASCII body never grows.
@@ -68,8 +75,49 @@ export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: s
     put(items[i]!);
   }
   put(']}\n');
-  res.statusCode = 200;
-  res.setHeader('Content-Type', format.contentType);
   res.setHeader('Content-Length', off);
   res.end(req.method === 'HEAD' ? undefined : buf.subarray(0, off));
+}
+
+const LIST_TAIL = ']}\n';
+
+/** The large-list half of writeJsonList: exact Content-Length first, then pieces as the socket drains. */
+function streamJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[]): void {
+  let length = Buffer.byteLength(head) + LIST_TAIL.length + Math.max(0, items.length - 1);
+  for (const item of items) length += Buffer.byteLength(item);
+  res.setHeader('Content-Length', length);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  let next = 0;
+  let started = false;
+  let ended = false;
+  streamBody(res, () => {
+    if (ended) return undefined;
+    // Each piece is a buffer of its own: the socket may still hold the previous one.
+    const buf = Buffer.allocUnsafe(Math.max(RESPONSE_WRITE_AHEAD_BYTES, started ? 0 : 3 * head.length + 1));
+    let off = 0;
+    if (!started) {
+      off += buf.write(head, 0);
+      started = true;
+    }
+    while (next < items.length) {
+      const item = items[next]!;
+      const need = 3 * item.length + 1;
+      if (off + need > buf.length) {
+        if (off > 0) return buf.subarray(0, off);
+        // An item larger than a piece goes out as a piece of its own.
+        next++;
+        return Buffer.from(next > 1 ? `,${item}` : item);
+      }
+      if (next > 0) buf[off++] = 0x2c; // ,
+      off += buf.write(item, off);
+      next++;
+    }
+    if (off + LIST_TAIL.length > buf.length) return buf.subarray(0, off);
+    off += buf.write(LIST_TAIL, off);
+    ended = true;
+    return buf.subarray(0, off);
+  });
 }
