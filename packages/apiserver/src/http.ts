@@ -71,6 +71,19 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
 /** How much of a response body is handed to the socket ahead of what the client has taken. */
 export const RESPONSE_WRITE_AHEAD_BYTES = 64 * 1024;
 
+const streamedBytes = new WeakMap<ServerResponse, number>();
+
+/**
+ * The body's size: its Content-Length, or what streamBody wrote once it is done (a chunked body
+ * is counted as it goes; undefined until then).
+ */
+export function responseBodyBytes(res: ServerResponse): number | undefined {
+  const v = res.getHeader('content-length');
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') return Number(v) || 0;
+  return streamedBytes.get(res);
+}
+
 /**
  * Writes what `next` produces (undefined: the end) as the socket takes it: the next piece is
  * made only once the last was accepted (`drain`), so whatever the client's speed, about one piece
@@ -79,6 +92,7 @@ export const RESPONSE_WRITE_AHEAD_BYTES = 64 * 1024;
  * client went away, or the request's deadline passed: withRequestTimeout).
  */
 export function streamBody(res: ServerResponse, next: () => Buffer | undefined): void {
+  let bytes = 0;
   const stop = (): void => {
     res.off('drain', pump);
     res.off('close', stop);
@@ -88,9 +102,11 @@ export function streamBody(res: ServerResponse, next: () => Buffer | undefined):
       const piece = next();
       if (piece === undefined) {
         stop();
+        streamedBytes.set(res, bytes);
         res.end();
         return;
       }
+      bytes += piece.length;
       if (!res.write(piece)) return;
     }
     stop();
@@ -217,11 +233,79 @@ export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): vo
 export function writeObject(req: IncomingMessage, res: ServerResponse, query: URLSearchParams, code: number, obj: unknown, format: ResponseFormat): void {
   auditResponseObject(req, obj);
   closeIfBodyUnread(req, res);
-  const body = encode(obj, format, isPretty(query, req));
   res.statusCode = code;
   res.setHeader('Content-Type', format.contentType);
-  sendBody(req, res, body);
+  const pretty = isPretty(query, req);
+  if (format.encoding === 'json' && format.table === undefined && !pretty && req.method !== 'HEAD' && isList(obj)) {
+    writeJsonListObject(req, res, obj);
+    return;
+  }
+  sendBody(req, res, encode(obj, format, pretty));
 }
+
+function isList(obj: unknown): obj is Record<string, unknown> & { items: unknown[] } {
+  return typeof obj === 'object' && obj !== null && Array.isArray((obj as { items?: unknown }).items);
+}
+
+/**
+ * A list as compact JSON, byte for byte what `JSON.stringify(list) + '\n'` writes, encoded an item
+ * at a time as the socket takes it: one that fits a piece goes out whole with its Content-Length;
+ * a larger one is chunked, and holds at most a piece of encoded text ahead of the socket (never
+ * the list's encoding). Written items are dropped from a copy of the array (references only), so
+ * what nothing else holds (objects fresh from etcd) is freed as it goes.
+ */
+function writeJsonListObject(req: IncomingMessage, res: ServerResponse, list: Record<string, unknown> & { items: unknown[] }): void {
+  // JSON.stringify's member order and omissions (undefined, functions), with `items` left open.
+  let head = '{';
+  let tail = '';
+  let afterItems = false;
+  for (const key of Object.keys(list)) {
+    if (key === 'items') {
+      head += `${head.length > 1 ? ',' : ''}"items":[`;
+      afterItems = true;
+      continue;
+    }
+    const value = JSON.stringify(list[key]);
+    if (value === undefined) continue;
+    const member = `${JSON.stringify(key)}:${value}`;
+    if (afterItems) tail += `,${member}`;
+    else head += `${head.length > 1 ? ',' : ''}${member}`;
+  }
+  tail = `]${tail}}\n`;
+  const items = list.items.slice();
+  let next = 0;
+  /** Item JSON (arrays write `null` where JSON.stringify gives undefined) up to about a piece. */
+  const piece = (): string => {
+    let text = '';
+    while (next < items.length && text.length < RESPONSE_WRITE_AHEAD_BYTES) {
+      if (next > 0) text += ',';
+      text += JSON.stringify(items[next]) ?? 'null';
+      items[next] = undefined;
+      next++;
+    }
+    return text;
+  };
+  const first = head + piece();
+  if (next >= items.length) {
+    sendBody(req, res, first + tail);
+    return;
+  }
+  let sent = false;
+  let ended = false;
+  streamBody(res, () => {
+    if (!sent) {
+      sent = true;
+      return Buffer.from(first);
+    }
+    if (ended) return undefined;
+    if (next >= items.length) {
+      ended = true;
+      return Buffer.from(tail);
+    }
+    return Buffer.from(piece());
+  });
+}
+
 
 const JSON_FORMAT: ResponseFormat = { encoding: 'json', contentType: 'application/json' };
 

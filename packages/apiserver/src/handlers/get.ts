@@ -40,10 +40,9 @@ export function writeJsonBody(req: IncomingMessage, res: ServerResponse, json: s
  * writeJsonBody for a list built from the items' JSON: `head`, the items joined with commas, and
  * `]}` go straight into buffers (no joined string, no second encoding pass over the body). A list
  * that fits one write goes out in one buffer; a larger one is encoded piece by piece as the
- * socket takes it (streamBody), so a client that reads slowly or not at all holds one piece and
- * the item array (strings shared with the watch cache) — not the encoded list.
+ * socket takes it (streamJsonList). `items` is the list's own array: it is emptied as it is written.
  */
-export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[], format: ResponseFormat): void {
+export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: string[], format: ResponseFormat): void {
   if (auditRecordsResponseObject(req)) auditResponseObject(req, JSON.parse(`${head}${items.join(',')}]}`));
   res.statusCode = 200;
   res.setHeader('Content-Type', format.contentType);
@@ -53,8 +52,8 @@ export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: s
     chars += item.length;
     if (item.length > longest) longest = item.length;
   }
-  if (chars > RESPONSE_WRITE_AHEAD_BYTES) {
-    streamJsonList(req, res, head, items);
+  if (chars > RESPONSE_WRITE_AHEAD_BYTES && req.method !== 'HEAD') {
+    streamJsonList(res, head, items);
     return;
   }
   // UTF-8 takes at most 3 bytes per UTF-16 unit: room for the longest string's worst case means
@@ -81,15 +80,15 @@ export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: s
 
 const LIST_TAIL = ']}\n';
 
-/** The large-list half of writeJsonList: exact Content-Length first, then pieces as the socket drains. */
-function streamJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[]): void {
-  let length = Buffer.byteLength(head) + LIST_TAIL.length + Math.max(0, items.length - 1);
-  for (const item of items) length += Buffer.byteLength(item);
-  res.setHeader('Content-Length', length);
-  if (req.method === 'HEAD') {
-    res.end();
-    return;
-  }
+/**
+ * The large-list half of writeJsonList: pieces of about RESPONSE_WRITE_AHEAD_BYTES encoded as the
+ * socket drains, chunked (kube too writes any body over a few KiB chunked). The items are the
+ * cache's text cut around their resourceVersion: encoding one makes V8 flatten it into a copy, so
+ * each is encoded only when its turn comes and dropped once written — a client that reads slowly
+ * or not at all holds a piece and the item array, not a copy of the list. (No Content-Length: its
+ * byte count would flatten every item up front.)
+ */
+function streamJsonList(res: ServerResponse, head: string, items: string[]): void {
   let next = 0;
   let started = false;
   let ended = false;
@@ -108,12 +107,12 @@ function streamJsonList(req: IncomingMessage, res: ServerResponse, head: string,
       if (off + need > buf.length) {
         if (off > 0) return buf.subarray(0, off);
         // An item larger than a piece goes out as a piece of its own.
-        next++;
+        items[next++] = '';
         return Buffer.from(next > 1 ? `,${item}` : item);
       }
       if (next > 0) buf[off++] = 0x2c; // ,
       off += buf.write(item, off);
-      next++;
+      items[next++] = '';
     }
     if (off + LIST_TAIL.length > buf.length) return buf.subarray(0, off);
     off += buf.write(LIST_TAIL, off);
