@@ -29,6 +29,7 @@ import { buildDiscovery, VERSION } from './discovery.js';
 import { healthEndpoints, serveHealth, type HealthEndpoints } from './health.js';
 import { withPriorityAndFairness } from './filters/priority-and-fairness.js';
 import { withRequestTimeout } from './filters/request-timeout.js';
+import { startupStep } from './startup.js';
 import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -263,14 +264,17 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
+  const stepTimeout = opts.startupStepTimeout;
   try {
-    await new Promise<void>((resolveListen, reject) => {
-      server.once('error', reject);
-      server.listen(opts.securePort, opts.bindAddress, () => {
-        server.off('error', reject);
-        resolveListen();
-      });
-    });
+    await startupStep(log, 'listen', stepTimeout, () =>
+      new Promise<void>((resolveListen, reject) => {
+        server.once('error', reject);
+        server.listen(opts.securePort, opts.bindAddress, () => {
+          server.off('error', reject);
+          resolveListen();
+        });
+      }),
+    );
   } catch (e) {
     // Nothing started so far may outlive a failed start: not the caches, not the embedded etcd.
     await config.close();
@@ -281,9 +285,19 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   config.listening.port = port;
   const url = `https://${hostForUrl}:${port}`;
 
-  for (const hook of config.postStartHooks) {
-    await hook.run();
-    hooksDone.add(hook.name);
+  // Each hook has the step deadline; with leader election, plus the two lease durations a replica
+  // may wait for the leader to reconcile the bootstrap policy before doing it itself.
+  const hookTimeout = stepTimeout + (opts.leaderElect ? 2 * opts.leaderElectLeaseDuration : 0);
+  try {
+    for (const hook of config.postStartHooks) {
+      await startupStep(log, `post-start hook ${hook.name}`, hookTimeout, () => hook.run());
+      hooksDone.add(hook.name);
+    }
+  } catch (e) {
+    server.close();
+    for (const s of sockets) s.destroy();
+    await config.close();
+    throw e;
   }
   collectStartupGarbage();
   // Once more when the controllers started below have made their first lists.
