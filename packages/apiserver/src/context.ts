@@ -36,7 +36,7 @@ export interface RequestContext {
  */
 export class RequestDeadline {
   #reason: Error | undefined;
-  #listeners: Array<(reason: Error) => void> = [];
+  #listeners: Array<(reason: Error) => void> | undefined;
 
   /** The error the request was ended with, once the deadline passed. */
   get reason(): Error | undefined {
@@ -50,10 +50,10 @@ export class RequestDeadline {
       queueMicrotask(() => fn(reason));
       return () => undefined;
     }
-    this.#listeners.push(fn);
+    (this.#listeners ??= []).push(fn);
     return () => {
-      const i = this.#listeners.indexOf(fn);
-      if (i >= 0) this.#listeners.splice(i, 1);
+      const i = this.#listeners?.indexOf(fn) ?? -1;
+      if (i >= 0) this.#listeners!.splice(i, 1);
     };
   }
 
@@ -61,8 +61,8 @@ export class RequestDeadline {
   expire(reason: Error): void {
     if (this.#reason) return;
     this.#reason = reason;
-    const listeners = this.#listeners;
-    this.#listeners = [];
+    const listeners = this.#listeners ?? [];
+    this.#listeners = undefined;
     for (const fn of listeners) fn(reason);
   }
 }
