@@ -17,7 +17,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { accessSync, chmodSync, constants as fsConstants, mkdirSync, openSync, readFileSync, writeFileSync, closeSync, rmSync } from 'node:fs';
+import { accessSync, chmodSync, constants as fsConstants, fchmodSync, mkdirSync, openSync, readFileSync, writeFileSync, closeSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { noop } from 'cockatiel';
@@ -164,6 +164,8 @@ async function startOnce(run: Run): Promise<EmbeddedEtcd> {
   const peerUrl = `${scheme}://127.0.0.1:${peer}`;
   const logFile = join(run.dataDir, 'etcd.log');
   const logFd = openSync(logFile, 'a', 0o600);
+  // A log written by an older plinth may have been created open to all.
+  fchmodSync(logFd, 0o600);
   const tlsArgs = run.pki
     ? [
         `--cert-file=${run.pki.serverCertFile}`,
