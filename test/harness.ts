@@ -26,9 +26,14 @@ export interface TestEtcd {
   stop(): Promise<void>;
 }
 
+/**
+ * A real etcd for tests, on plain HTTP loopback (explicitly: tests talk to it with raw etcd3
+ * clients, and it starts faster without certificates). The executable's embedded etcd is TLS
+ * with client certificates (test/embedded-etcd.test.ts).
+ */
 export async function startTestEtcd(): Promise<TestEtcd> {
   const dir = tempDir('plinth-etcd-');
-  const etcd: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: dir });
+  const etcd: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: dir, transport: 'plain' });
   return {
     endpoint: etcd.endpoint,
     dir,

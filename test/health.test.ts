@@ -40,7 +40,7 @@ describe('health endpoints', () => {
   const { lines, log } = capturedLog();
 
   before(async () => {
-    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd') });
+    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd'), transport: 'plain' });
     server = await startServer(parseFlags(['--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--etcd-servers=${etcd.endpoint}`]), log);
     client = TestClient.fromKubeconfig(server.kubeconfigPath);
   });
@@ -122,7 +122,7 @@ describe('health endpoints', () => {
     // The reason is in the server log.
     assert.ok(lines.some((l) => l.includes('[-]etcd failed: ') && !l.includes('reason withheld')), 'the reason is logged');
 
-    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd') });
+    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd'), transport: 'plain' });
     await eventually(async () => (await client.get('/readyz', { token: null })).status === 200, 30_000, '/readyz to recover');
     assert.equal(text(await client.get('/readyz', { token: null })), 'ok');
     assert.equal((await client.get('/api/v1/namespaces/default')).status, 200);
@@ -159,7 +159,7 @@ describe('post-start hooks and --livez-grace-period', () => {
   let etcd: EmbeddedEtcd;
 
   before(async () => {
-    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd') });
+    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd'), transport: 'plain' });
   });
   after(async () => {
     await etcd.stop();
@@ -209,7 +209,7 @@ describe('graceful shutdown with --shutdown-delay-duration', () => {
   let client: TestClient;
 
   before(async () => {
-    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd') });
+    etcd = await startEmbeddedEtcd({ dataDir: join(dir, 'etcd'), transport: 'plain' });
     server = await startServer(
       parseFlags(['--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, `--etcd-servers=${etcd.endpoint}`, '--shutdown-delay-duration=10s']),
       createLogger(-1, new Writable({ write: (_c, _e, cb) => cb() })),

@@ -17,7 +17,8 @@ export interface BenchEtcd {
 
 export async function startBenchEtcd(): Promise<BenchEtcd> {
   const dir = mkdtempSync(join(tmpdir(), 'plinth-bench-etcd-'));
-  const etcd = await startEmbeddedEtcd({ dataDir: dir });
+  // Plain HTTP loopback: the raw-etcd side of every scenario talks to it directly.
+  const etcd = await startEmbeddedEtcd({ dataDir: dir, transport: 'plain' });
   return {
     endpoint: etcd.endpoint,
     pid: etcd.process.pid!,

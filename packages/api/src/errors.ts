@@ -221,3 +221,11 @@ export function successStatus(details?: StatusDetails): Status {
   if (details) s.details = details;
   return s;
 }
+
+/**
+ * 504 with reason Timeout (kube's NewTimeoutError): `Timeout: <message>`, and details that carry
+ * only a Retry-After (empty when 0, as kube's encoder writes `"details":{}`).
+ */
+export function timeoutError(message: string, retryAfterSeconds = 0): StatusError {
+  return new StatusError({ code: 504, reason: 'Timeout', message: `Timeout: ${message}`, details: retryAfterSeconds > 0 ? { retryAfterSeconds } : {} });
+}

@@ -32,6 +32,7 @@ import { customResourceComponents } from './crd/index.js';
 import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
 import { ApiserverMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
+import { startupStep } from './startup.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -94,11 +95,12 @@ export interface ServerConfig {
   close(drained?: Promise<void>): Promise<void>;
 }
 
-async function waitForEtcd(store: EtcdStore, log: Logger, timeoutMs = 30_000): Promise<void> {
+/** Until etcd answers a read; each attempt has a deadline of its own (a member may accept and never answer). */
+async function waitForEtcd(store: EtcdStore, log: Logger, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await store.currentRevision();
+      await withTimeout(store.currentRevision(), Math.max(100, Math.min(5000, deadline - Date.now())));
       return;
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`etcd is not reachable: ${(e as Error).message}`);
@@ -173,15 +175,19 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       for (let i = 0; i < events; i++) metrics.auditError('log');
     },
   });
+  const stepTimeout = opts.startupStepTimeout;
   let etcd: EmbeddedEtcd | undefined;
   let endpoints = opts.etcdServers;
+  let tls = etcdTLS(opts);
   if (endpoints.length === 0) {
-    etcd = await startEmbeddedEtcd({ dataDir: join(dataDir, 'etcd') });
+    // TLS with client certificates of its own CA (<data-dir>/etcd/pki); it dies with this process.
+    etcd = await startEmbeddedEtcd({ dataDir: join(dataDir, 'etcd'), startTimeoutMs: stepTimeout, log: (msg, fields) => log.info(msg, fields) });
     endpoints = [etcd.endpoint];
+    tls = etcd.tls ? { tls: etcd.tls } : {};
     log.info('embedded etcd started', { endpoint: etcd.endpoint, dataDir: join(dataDir, 'etcd') });
   }
   const etcdObserver = etcdRequestObserver(metrics, opts.etcdPrefix);
-  const storage = new EtcdStore({ endpoints, ...etcdTLS(opts), ...(metrics.recording ? { observer: etcdObserver } : {}) });
+  const storage = new EtcdStore({ endpoints, ...tls, ...(metrics.recording ? { observer: etcdObserver } : {}) });
   let stopObjectCounts: (() => void) | undefined;
   let watchCaches: WatchCaches | undefined;
   let compactor: Compactor | undefined;
@@ -202,7 +208,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     await etcd?.stop();
   };
   try {
-    await waitForEtcd(storage, log);
+    await startupStep(log, 'etcd reachable', stepTimeout, () => waitForEtcd(storage, log, stepTimeout));
 
     const catalog = new Catalog(builtinResources());
     const keys = createKeyFunctions(opts.etcdPrefix);
@@ -255,7 +261,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       const storageDef = storageDefOf(d);
       stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard }));
     }
-    await watchCaches?.start();
+    const caches = watchCaches;
+    if (caches) await startupStep(log, 'watch caches synced', stepTimeout, () => caches.start());
     const objectCounts = storageObjectsSource({ catalog, storage, watchCaches, collectionPrefix: (d) => keys.collectionPrefix(storagePathOf(d)), onError: (e) => log.error('counting stored objects failed', { error: String(e) }) });
     stopObjectCounts = objectCounts.stop;
     metrics.setStorageObjectsSource(objectCounts.source);
@@ -269,7 +276,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     });
 
     const adminToken = loadOrCreateAdminToken(join(dataDir, 'admin-token'));
-    authenticator = await buildAuthenticator(options.authentication, {
+    authenticator = await startupStep(log, 'authenticators', stepTimeout, () => buildAuthenticator(options.authentication, {
       getSecret: getterOf(def('', 'v1', 'secrets'), false),
       // After a verified signature only: a miss may be an account another replica just created.
       getServiceAccount: getterOf(def('', 'v1', 'serviceaccounts'), true),
@@ -277,7 +284,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       staticTokens: new Map([[adminToken, { name: 'plinth-admin', uid: 'plinth-admin', groups: ['system:masters'] }]]),
       dataDir,
       log,
-    });
+    }));
 
     // The modes of --authorization-mode, in order; RBAC reads roles and bindings through informers.
     const rbacGroup = 'rbac.authorization.k8s.io';
@@ -462,7 +469,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       close,
     };
   } catch (e) {
-    await close();
+    // Nothing started may outlive a failed start; closing is bounded too (an etcd that never
+    // answered may not answer a close either).
+    await withTimeout(close(), 10_000).catch((err: unknown) => log.error('closing after a failed start', { error: String(err) }));
     throw e;
   }
 }

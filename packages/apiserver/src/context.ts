@@ -28,6 +28,54 @@ export interface RequestContext {
    * reason, deprecation, admission); read by the audit filter when it writes the event.
    */
   auditAnnotations?: Record<string, string>;
+  /**
+   * The request's deadline (kube's request context deadline, set by withRequestTimeout for every
+   * request that is not long-running): what waits on the client (its body, a seat in a queue)
+   * gives up once it passes.
+   */
+  deadline?: RequestDeadline;
+}
+
+/**
+ * A deadline that passes once (a small stand-in for an AbortSignal, which costs an EventTarget
+ * per request): listeners run once when it expires, with the error the request ends with.
+ */
+export class RequestDeadline {
+  #reason: Error | undefined;
+  #listeners: Array<(reason: Error) => void> | undefined;
+
+  /** The error the request was ended with, once the deadline passed. */
+  get reason(): Error | undefined {
+    return this.#reason;
+  }
+
+  /** Calls `fn` once the deadline passes (on the next turn if it has); returns what unregisters it. */
+  onExpired(fn: (reason: Error) => void): () => void {
+    if (this.#reason) {
+      const reason = this.#reason;
+      queueMicrotask(() => fn(reason));
+      return () => undefined;
+    }
+    (this.#listeners ??= []).push(fn);
+    return () => {
+      const i = this.#listeners?.indexOf(fn) ?? -1;
+      if (i >= 0) this.#listeners!.splice(i, 1);
+    };
+  }
+
+  /** Passes the deadline: every listener runs once with `reason`. */
+  expire(reason: Error): void {
+    if (this.#reason) return;
+    this.#reason = reason;
+    const listeners = this.#listeners ?? [];
+    this.#listeners = undefined;
+    for (const fn of listeners) fn(reason);
+  }
+}
+
+/** The request's deadline, if it has one (requests outside the chain and long-running ones have none). */
+export function deadlineOf(req: IncomingMessage): RequestDeadline | undefined {
+  return contexts.get(req)?.deadline;
 }
 
 /** Adds an audit annotation to the request's event (kube's audit.AddAuditAnnotation). */

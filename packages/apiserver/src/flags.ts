@@ -73,6 +73,12 @@ export interface ServerOptions {
   maxMutatingRequestsInflight: number;
   /** ms: how long after start /livez assumes unfinished post-start hooks will succeed. */
   livezGracePeriod: number;
+  /** ms: kube's --request-timeout, the deadline of every non-long-running request (0: none). */
+  requestTimeout: number;
+  /** Seconds: kube's --min-request-timeout; a watch without timeoutSeconds lasts [min, 2×min) (0: no limit). */
+  minRequestTimeout: number;
+  /** ms: plinth's deadline for each start-up step (embedded etcd, first reads, cache sync, listen, post-start hooks). */
+  startupStepTimeout: number;
   /** `--feature-gates`: gate name → value as given (validated in features.ts). */
   featureGates: Record<string, boolean>;
   /** `--runtime-config`: key → value as given ('' when the value is omitted, which means true). */
@@ -172,6 +178,9 @@ const SPECS: FlagSpec[] = [
   { name: 'max-requests-inflight', kind: 'int', key: 'maxRequestsInflight', default: '400', usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'max-mutating-requests-inflight', kind: 'int', key: 'maxMutatingRequestsInflight', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'shutdown-delay-duration', kind: 'duration', key: 'shutdownDelayDuration', default: '0s', usage: 'Time to delay the termination. During that time /readyz fails while the server keeps serving.' },
+  { name: 'request-timeout', kind: 'duration', key: 'requestTimeout', default: '1m0s', usage: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
+  { name: 'min-request-timeout', kind: 'int', key: 'minRequestTimeout', default: '1800', usage: 'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.' },
+  { name: 'startup-step-timeout', kind: 'duration', key: 'startupStepTimeout', default: '1m0s', usage: 'How long each start-up step may take (embedded etcd start and readiness, the first etcd reads, watch cache sync, listening, each post-start hook) before start-up fails naming the step.' },
   { name: 'livez-grace-period', kind: 'duration', key: 'livezGracePeriod', default: '0s', usage: "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver's start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true." },
   { name: 'feature-gates', kind: 'mapBool', key: 'featureGates', default: '', usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features. Options are (gates marked [declared, not implemented] are accepted but change nothing in plinth):' },
   { name: 'runtime-config', kind: 'config', key: 'runtimeConfig', default: '', usage: 'A set of key=value pairs that enable or disable built-in APIs. Supported options are: v1=true|false for the core API group; <group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true); <group>/<version>/<resource>=true|false for a resource; api/all=true|false controls all API versions; api/ga=true|false controls all API versions of the form v[0-9]+; api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+; api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+. An omitted value means true.' },
@@ -313,7 +322,7 @@ export function parseFlags(argv: string[]): ServerOptions {
   const o = opts as unknown as ServerOptions;
   if (!!o.tlsCertFile !== !!o.tlsPrivateKeyFile) throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   if (!!o.etcdCertfile !== !!o.etcdKeyfile) throw new FlagError('--etcd-certfile and --etcd-keyfile must be given together');
-  if ((o.etcdCafile || o.etcdCertfile) && o.etcdServers.length === 0) throw new FlagError('--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers (the embedded etcd is plain loopback)');
+  if ((o.etcdCafile || o.etcdCertfile) && o.etcdServers.length === 0) throw new FlagError('--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers (the embedded etcd uses certificates of its own)');
   if (o.leaderElect) {
     // client-go's leaderelection.NewLeaderElector checks, with its messages.
     if (o.leaderElectLeaseDuration <= o.leaderElectRenewDeadline) throw new FlagError('leaseDuration must be greater than renewDeadline');
@@ -324,6 +333,10 @@ export function parseFlags(argv: string[]): ServerOptions {
   if (o.etcdCompactionInterval < 0) throw new FlagError('--etcd-compaction-interval must not be negative');
   if (o.maxRequestsInflight < 0 || o.maxMutatingRequestsInflight < 0) throw new FlagError('--max-requests-inflight and --max-mutating-requests-inflight must not be negative');
   if (o.livezGracePeriod < 0) throw new FlagError('--livez-grace-period can not be a negative value');
+  // kube's ServerRunOptions.Validate.
+  if (o.requestTimeout < 0) throw new FlagError('--request-timeout can not be negative value');
+  if (o.minRequestTimeout < 0) throw new FlagError('--min-request-timeout can not be negative value');
+  if (o.startupStepTimeout <= 0) throw new FlagError('--startup-step-timeout must be positive');
   if (o.serviceAccountMaxTokenExpiration < 0) throw new FlagError('--service-account-max-token-expiration must not be negative');
   return o;
 }

@@ -208,3 +208,15 @@ function unescapeSegment(segment: string): string {
     return segment;
   }
 }
+
+/** kube's long-running sub-resources (BasicLongRunningRequestCheck as kube-apiserver configures it). */
+const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/**
+ * kube-apiserver's long-running requests: the verbs watch and proxy, and the streaming
+ * sub-resources. They have no request timeout (a watch has its own, see --min-request-timeout).
+ */
+export function isLongRunningRequest(info: RequestInfo): boolean {
+  if (info.verb === 'watch' || info.verb === 'proxy') return true;
+  return info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+}

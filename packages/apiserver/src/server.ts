@@ -29,6 +29,8 @@ import { createOpenAPIHandler } from './openapi/handler.js';
 import { buildDiscovery, VERSION } from './discovery.js';
 import { healthEndpoints, serveHealth, type HealthEndpoints } from './health.js';
 import { withPriorityAndFairness } from './filters/priority-and-fairness.js';
+import { withRequestTimeout } from './filters/request-timeout.js';
+import { startupStep } from './startup.js';
 import { negotiate } from './negotiation.js';
 import { writeObject } from './http.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -51,8 +53,29 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** How long a request may wait in a priority level's queue: kube's --request-timeout (60 s) / 4. */
-const REQUEST_WAIT_LIMIT_MS = 15_000;
+/** How long a request may wait in a priority level's queue with no --request-timeout: kube's default 60 s / 4. */
+const DEFAULT_REQUEST_WAIT_LIMIT_MS = 15_000;
+
+/**
+ * How long a client may take to send a request's headers: kube's ReadHeaderTimeout (32 s, "just
+ * shy of requestTimeoutUpperBound"). Node answers 408 and closes the connection after it.
+ */
+const HEADERS_TIMEOUT_MS = 32_000;
+/**
+ * How often Node checks those timeouts on open connections (its default, 30 s, would let a slow
+ * client keep a connection up to 30 s longer than the limits say).
+ */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 2_000;
+/**
+ * Node's own limit on receiving a whole request (headers and body; default 300 s): a backstop
+ * behind withRequestTimeout, which answers first with kube's 504. It also ends a body still
+ * trickling in after its request was answered (a 403 before the body was read), which holds no
+ * seat but a connection. Long-running requests are unaffected: a watch's request is complete
+ * once its headers are in.
+ */
+function nodeRequestTimeoutMs(requestTimeoutMs: number): number {
+  return requestTimeoutMs > 0 ? Math.max(requestTimeoutMs, HEADERS_TIMEOUT_MS) + 5_000 : 300_000;
+}
 
 /** What an embedder adds to a server (kube's GenericAPIServer.AddPostStartHook). */
 export interface ServerExtensions {
@@ -114,7 +137,10 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
-  const resourceHandler = withCustomResources(createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates }), { catalog, stores });
+  const resourceHandler = withCustomResources(
+    createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
+    { catalog, stores },
+  );
   const openapi = createOpenAPIHandler(catalog, {
     verbs: SERVED_VERBS,
     fieldValidation: config.options.featureGates.enabled('ServerSideFieldValidation'),
@@ -150,8 +176,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   };
 
   // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
-  // authenticate (failures audited) → audit → impersonate → priority and fairness (or max
-  // in-flight) → authorize → resource target → route. Metrics: the route is instrumented (kube counts what its
+  // request timeout → authenticate (failures audited) → audit → impersonate → priority and
+  // fairness (or max in-flight) → authorize → resource target → route. Metrics: the route is instrumented (kube counts what its
   // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
   // A resource request's target is resolved (a path that is no route: 404) once it is authorized,
   // before it is instrumented or reaches any handler (handlers/target.ts).
@@ -160,7 +186,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
   const limited = metrics.trackInflight(
     options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
-      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: REQUEST_WAIT_LIMIT_MS })
+      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: options.flags.requestTimeout > 0 ? options.flags.requestTimeout / 4 : DEFAULT_REQUEST_WAIT_LIMIT_MS })
       : withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }),
   );
   const impersonated = withImpersonation(limited, config.authorizer);
@@ -168,7 +194,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const authMetrics = metrics.recording ? { metrics } : {};
   let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous, ...authMetrics });
   if (config.audit) authenticated = withFailedAuthenticationAudit(authenticated, config.audit);
-  return withRecover(withRequestInfo(withAuditID(authenticated)), config.log);
+  const timed = withRequestTimeout(authenticated, { timeoutMs: options.flags.requestTimeout, log: config.log });
+  return withRecover(withRequestInfo(withAuditID(timed)), config.log);
 }
 
 /** Serves a config: listens, runs post-start hooks and controllers, writes the admin kubeconfig. */
@@ -226,6 +253,10 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
       // encryption costs about a quarter more on every response byte and watch event.
       ciphers: SERVER_CIPHERS,
       honorCipherOrder: true,
+      // Slow clients: see HEADERS_TIMEOUT_MS and nodeRequestTimeoutMs.
+      requestTimeout: nodeRequestTimeoutMs(opts.requestTimeout),
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
       ...(clientCAs.length > 0 ? { requestCert: true, rejectUnauthorized: false, ca: [...clientCAs], secureOptions: constants.SSL_OP_NO_TICKET } : {}),
     },
     dispatch,
@@ -236,14 +267,17 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
+  const stepTimeout = opts.startupStepTimeout;
   try {
-    await new Promise<void>((resolveListen, reject) => {
-      server.once('error', reject);
-      server.listen(opts.securePort, opts.bindAddress, () => {
-        server.off('error', reject);
-        resolveListen();
-      });
-    });
+    await startupStep(log, 'listen', stepTimeout, () =>
+      new Promise<void>((resolveListen, reject) => {
+        server.once('error', reject);
+        server.listen(opts.securePort, opts.bindAddress, () => {
+          server.off('error', reject);
+          resolveListen();
+        });
+      }),
+    );
   } catch (e) {
     // Nothing started so far may outlive a failed start: not the caches, not the embedded etcd.
     await config.close();
@@ -254,9 +288,19 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
   config.listening.port = port;
   const url = `https://${hostForUrl}:${port}`;
 
-  for (const hook of config.postStartHooks) {
-    await hook.run();
-    hooksDone.add(hook.name);
+  // Each hook has the step deadline; with leader election, plus the two lease durations a replica
+  // may wait for the leader to reconcile the bootstrap policy before doing it itself.
+  const hookTimeout = stepTimeout + (opts.leaderElect ? 2 * opts.leaderElectLeaseDuration : 0);
+  try {
+    for (const hook of config.postStartHooks) {
+      await startupStep(log, `post-start hook ${hook.name}`, hookTimeout, () => hook.run());
+      hooksDone.add(hook.name);
+    }
+  } catch (e) {
+    server.close();
+    for (const s of sockets) s.destroy();
+    await config.close();
+    throw e;
   }
   collectStartupGarbage();
   // Once more when the controllers started below have made their first lists.

@@ -4,7 +4,7 @@ export * from './keys.js';
 export * from './continue.js';
 export { EtcdStore, type EtcdStoreOptions, encodeObject, decodeObject, isCutCall, isUnsentCall } from './etcd-store.js';
 export { parseResourceVersion, InvalidResourceVersionError } from './resource-version.js';
-export { startEmbeddedEtcd, freePort, type EmbeddedEtcd, type EmbeddedEtcdOptions } from './embedded-etcd.js';
+export { startEmbeddedEtcd, freePort, DataDirInUseError, type EmbeddedEtcd, type EmbeddedEtcdOptions, type EtcdClientTLS } from './embedded-etcd.js';
 export { Cacher, type CacherOptions, type CacherStats } from './cacher.js';
 export { WatchCaches, type WatchCachesOptions } from './watch-caches.js';
 export { startCompactor, forceCompaction, COMPACT_REV_KEY, type Compactor, type CompactorOptions } from './compactor.js';

@@ -111,12 +111,16 @@ export function withResourceVersion(text: string, rv: string, drop?: readonly st
   if (own) metaJson = text.slice(meta.valueStart, own.valueStart) + value + text.slice(own.end, meta.end);
   else metaJson = `${text.slice(meta.valueStart, meta.end - 1)}${fields.length > 0 ? ',' : ''}"resourceVersion":${value}}`;
   if (!drop || drop.length === 0) return text.slice(0, meta.valueStart) + metaJson + text.slice(meta.end);
-  const parts: string[] = [];
+  // Concatenated, not joined: slices of `text` and their concatenation stay references to it
+  // (V8's sliced and cons strings), where join() would copy every list item on every request —
+  // copies a response written as the client reads holds until it is done (see writeJsonList).
+  let out = '{';
   for (const m of top) {
     if (drop.includes(m.key)) continue;
-    parts.push(m === meta ? `"metadata":${metaJson}` : text.slice(m.start, m.end));
+    if (out.length > 1) out += ',';
+    out += m === meta ? `"metadata":${metaJson}` : text.slice(m.start, m.end);
   }
-  return `{${parts.join(',')}}`;
+  return `${out}}`;
 }
 
 /**

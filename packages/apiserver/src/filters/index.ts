@@ -10,7 +10,7 @@ import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, forbiddenMessage, type Attribute
 import { setContext, contextOf, addAuditAnnotation, type Handler } from '../context.js';
 import { isAudited } from '../audit/filter.js';
 import { parseRequestInfo, splitRequestTarget } from '../request-info.js';
-import { writeError } from '../http.js';
+import { responseDone, writeError } from '../http.js';
 import type { Logger } from '../log.js';
 import { writeTooManyRequests } from './priority-and-fairness.js';
 
@@ -179,6 +179,8 @@ export function withMaxInFlight(next: Handler, limits: { readonly: number; mutat
     else readonly++;
     try {
       await next(req, res);
+      // Counted until the response is written (kube's handler blocks in Write until then).
+      await responseDone(res);
     } finally {
       if (isMutating) mutating--;
       else readonly--;

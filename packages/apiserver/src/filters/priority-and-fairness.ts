@@ -17,7 +17,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contextOf, type Handler } from '../context.js';
+import { contextOf, type Handler, type RequestDeadline } from '../context.js';
+import { closeIfBodyUnread, responseDone } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 
 const ALL = '*';
@@ -314,6 +315,7 @@ const LONG_RUNNING_SUBRESOURCES = new Set(['proxy', 'attach', 'exec', 'log', 'po
 
 /** Go's http.Error with kube's tooManyRequests text and `Retry-After: 1`. */
 export function writeTooManyRequests(res: ServerResponse): void {
+  closeIfBodyUnread(res.req, res);
   res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Retry-After': '1' });
   res.end('Too many requests, please try again later.\n');
 }
@@ -356,10 +358,10 @@ export class PriorityAndFairness {
 
   /**
    * Takes a seat of the schema's level: resolves true once the request may run (call
-   * `level.release()` after), false when it is rejected (queue full, waited too long, or the
-   * client went away while queued).
+   * `level.release()` after), false when it is rejected (queue full, waited too long, the client
+   * went away or the request's deadline passed while queued).
    */
-  acquire(s: CompiledSchema, distinguisher: string, req: IncomingMessage): true | Promise<boolean> | false {
+  acquire(s: CompiledSchema, distinguisher: string, req: IncomingMessage, deadline?: RequestDeadline): true | Promise<boolean> | false {
     const level = s.level;
     if (level.spec.exempt) return true;
     if (level.inUse < level.seats && level.waiting === 0) {
@@ -374,7 +376,9 @@ export class PriorityAndFairness {
         if (i < 0) return;
         queue.splice(i, 1);
         level.waiting--;
+        clearTimeout(w.timer);
         req.off('close', onClose);
+        stopWaiting?.();
         resolve(false);
       };
       const onClose = (): void => leave();
@@ -383,12 +387,14 @@ export class PriorityAndFairness {
         timer: setTimeout(leave, this.#waitLimitMs),
         proceed: () => {
           req.off('close', onClose);
+          stopWaiting?.();
           resolve(true);
         },
       };
       queue.push(w);
       level.waiting++;
       req.once('close', onClose);
+      const stopWaiting = deadline?.onExpired(leave);
     });
   }
 }
@@ -413,9 +419,10 @@ export function withPriorityAndFairness(next: Handler, opts: PriorityAndFairness
     const level = schema.level;
     if (level.spec.exempt) return next(req, res);
     const distinguisher = schema.spec.distinguisher === 'ByUser' ? name : schema.spec.distinguisher === 'ByNamespace' ? info.namespace : '';
-    const got = apf.acquire(schema, distinguisher, req);
+    const got = apf.acquire(schema, distinguisher, req, ctx.deadline);
     if (got !== true && !(await got)) {
-      if (!res.headersSent && !res.destroyed) writeTooManyRequests(res);
+      // Past its deadline the request is withRequestTimeout's to answer (504).
+      if (!res.headersSent && !res.destroyed && !ctx.deadline?.reason) writeTooManyRequests(res);
       return;
     }
     let held = true;
@@ -434,6 +441,9 @@ export function withPriorityAndFairness(next: Handler, opts: PriorityAndFairness
     }
     try {
       await next(req, res);
+      // The seat is held until the response is written, as kube's handler holds it while its
+      // writes block on a slow client (withRequestTimeout bounds how long).
+      if (info.verb !== 'watch') await responseDone(res);
     } finally {
       release();
     }

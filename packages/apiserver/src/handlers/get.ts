@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseStoredJson } from '@plinth/api';
 import { servesProtobuf } from '../protobuf/codec.js';
 import { negotiate, type ResponseFormat } from '../negotiation.js';
-import { isPretty, writeObject } from '../http.js';
+import { isPretty, RESPONSE_WRITE_AHEAD_BYTES, sendBody, streamBody, writeObject } from '../http.js';
 import { auditRecordsResponseObject, auditResponseObject } from '../audit/filter.js';
 import { parseIncludeObject, tableOfObject } from '../table.js';
 import type { ResourceRequest } from './scope.js';
@@ -32,24 +32,30 @@ export function isPlainJson(r: ResourceRequest, format: ResponseFormat): boolean
 /** writeObject for a body already encoded as compact JSON (its audit record decodes it only if kept). */
 export function writeJsonBody(req: IncomingMessage, res: ServerResponse, json: string, format: ResponseFormat): void {
   if (auditRecordsResponseObject(req)) auditResponseObject(req, parseStoredJson(json));
-  const body = `${json}\n`;
   res.statusCode = 200;
   res.setHeader('Content-Type', format.contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  sendBody(req, res, `${json}\n`);
 }
 
 /**
  * writeJsonBody for a list built from the items' JSON: `head`, the items joined with commas, and
- * `]}` go straight into one buffer (no joined string, no second encoding pass over the body).
+ * `]}` go straight into buffers (no joined string, no second encoding pass over the body). A list
+ * that fits one write goes out in one buffer; a larger one is encoded piece by piece as the
+ * socket takes it (streamJsonList). `items` is the list's own array: it is emptied as it is written.
  */
-export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: readonly string[], format: ResponseFormat): void {
+export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: string, items: string[], format: ResponseFormat): void {
   if (auditRecordsResponseObject(req)) auditResponseObject(req, parseStoredJson(`${head}${items.join(',')}]}`));
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format.contentType);
   let chars = head.length + items.length + 3;
   let longest = head.length;
   for (const item of items) {
     chars += item.length;
     if (item.length > longest) longest = item.length;
+  }
+  if (chars > RESPONSE_WRITE_AHEAD_BYTES && req.method !== 'HEAD') {
+    streamJsonList(res, head, items);
+    return;
   }
   // UTF-8 takes at most 3 bytes per UTF-16 unit: room for the longest string's worst case means
   // a write is never cut short; an ASCII body never grows.
@@ -69,8 +75,49 @@ export function writeJsonList(req: IncomingMessage, res: ServerResponse, head: s
     put(items[i]!);
   }
   put(']}\n');
-  res.statusCode = 200;
-  res.setHeader('Content-Type', format.contentType);
   res.setHeader('Content-Length', off);
   res.end(req.method === 'HEAD' ? undefined : buf.subarray(0, off));
+}
+
+const LIST_TAIL = ']}\n';
+
+/**
+ * The large-list half of writeJsonList: pieces of about RESPONSE_WRITE_AHEAD_BYTES encoded as the
+ * socket drains, chunked (kube too writes any body over a few KiB chunked). The items are the
+ * cache's text cut around their resourceVersion: encoding one makes V8 flatten it into a copy, so
+ * each is encoded only when its turn comes and dropped once written — a client that reads slowly
+ * or not at all holds a piece and the item array, not a copy of the list. (No Content-Length: its
+ * byte count would flatten every item up front.)
+ */
+function streamJsonList(res: ServerResponse, head: string, items: string[]): void {
+  let next = 0;
+  let started = false;
+  let ended = false;
+  streamBody(res, () => {
+    if (ended) return undefined;
+    // Each piece is a buffer of its own: the socket may still hold the previous one.
+    const buf = Buffer.allocUnsafe(Math.max(RESPONSE_WRITE_AHEAD_BYTES, started ? 0 : 3 * head.length + 1));
+    let off = 0;
+    if (!started) {
+      off += buf.write(head, 0);
+      started = true;
+    }
+    while (next < items.length) {
+      const item = items[next]!;
+      const need = 3 * item.length + 1;
+      if (off + need > buf.length) {
+        if (off > 0) return buf.subarray(0, off);
+        // An item larger than a piece goes out as a piece of its own.
+        items[next++] = '';
+        return Buffer.from(next > 1 ? `,${item}` : item);
+      }
+      if (next > 0) buf[off++] = 0x2c; // ,
+      off += buf.write(item, off);
+      items[next++] = '';
+    }
+    if (off + LIST_TAIL.length > buf.length) return buf.subarray(0, off);
+    off += buf.write(LIST_TAIL, off);
+    ended = true;
+    return buf.subarray(0, off);
+  });
 }

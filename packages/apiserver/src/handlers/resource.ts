@@ -26,6 +26,9 @@ import { readObject } from './body.js';
 import { handleCreateOnly } from './create-only.js';
 import { targetOf, type ResourceTarget } from './target.js';
 
+/** kube's --min-request-timeout default. */
+const DEFAULT_MIN_REQUEST_TIMEOUT_S = 1800;
+
 /** The verbs this server's handlers implement; discovery advertises only these. */
 export const SERVED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection']);
 
@@ -37,6 +40,8 @@ export interface ResourceHandlerDeps {
   createOnly: CreateOnlyStorages;
   admission: AdmissionChain;
   features: FeatureGates;
+  /** kube's --min-request-timeout in seconds (default 1800). */
+  minRequestTimeoutSeconds?: number;
 }
 
 /** Every catalog entry has what serves it; a gap is a start-up error, not a 500 later. */
@@ -69,6 +74,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       store,
       catalog: deps.catalog,
       features: deps.features,
+      minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S,
       scope: { user: user!, namespace: target.namespace, warn: (m) => addWarning(res, m) },
     };
     if (target.subresource) {

@@ -19,4 +19,6 @@ export interface ResourceRequest {
   catalog: Catalog;
   /** The server's feature gates (`--feature-gates`). */
   features: FeatureGates;
+  /** kube's --min-request-timeout (seconds): a watch without timeoutSeconds lasts [min, 2×min); 0: until it ends. */
+  minRequestTimeoutSeconds: number;
 }

@@ -109,9 +109,6 @@ function directSocket(res: ResourceRequest['res']): Socket | undefined {
   return s;
 }
 
-/** kube's --min-request-timeout default: a watch without timeoutSeconds lasts 30–60 minutes. */
-const MIN_REQUEST_TIMEOUT_S = 1800;
-
 export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, format: ResponseFormat, include: IncludeObject): Promise<void> {
   if (format.encoding === 'yaml') {
     throw notAcceptable(['application/json', 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf;stream=watch']);
@@ -125,9 +122,10 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   // group, version and kind (children looked up once per watch).
   const metrics = metricsOf(r.catalog)?.watchSeries(r.def.group, r.def.version, r.def.kind);
   metrics?.watchers.inc();
-  // Unset or 0: kube picks a random timeout between --min-request-timeout and twice that.
-  const timeoutS = opts.timeoutSeconds || MIN_REQUEST_TIMEOUT_S * (1 + Math.random());
-  const timer = setTimeout(() => watcher.stop(), timeoutS * 1000);
+  // Unset or 0: kube picks a random timeout between --min-request-timeout and twice that (with
+  // --min-request-timeout=0, none: the watch lasts until it ends otherwise).
+  const timeoutS = opts.timeoutSeconds || r.minRequestTimeoutSeconds * (1 + Math.random());
+  const timer = timeoutS > 0 ? setTimeout(() => watcher.stop(), timeoutS * 1000) : undefined;
   const onClose = (): void => watcher.stop();
   res.once('close', onClose);
   res.statusCode = 200;

@@ -12,6 +12,7 @@ import type { Catalog, ResourceDefinition } from '@plinth/api';
 import type { EtcdOperation } from '@plinth/storage';
 import { contextOf, type Handler, type RequestContext } from '../context.js';
 import { toStatusError } from '../registry/interpret.js';
+import { responseBodyBytes, responseDone } from '../http.js';
 import { KubeRegistry, exponentialBuckets, type RegistryLog } from './registry.js';
 import { INSTRUMENTED_NON_RESOURCE_PATHS, cleanDryRun, cleanScope, isLongRunning, isMutating, reportedVerb } from './labels.js';
 
@@ -354,6 +355,9 @@ export class ApiserverMetrics {
         s.longRunningDeprecated?.dec();
       }
       if (res.statusCode === 429) (ctx as MarkedContext)[RECORDED] = true;
+      // A body still streaming (a large list, chunked) is counted once written: kube's handler
+      // returns only then too.
+      if (s.size && responseBodyBytes(res) === undefined && !res.writableFinished) await responseDone(res);
       this.#monitor(s, ctx, res.statusCode, s.size ? contentLength(res) : 0);
     };
   }
@@ -462,6 +466,5 @@ export class ApiserverMetrics {
 }
 
 function contentLength(res: ServerResponse): number {
-  const v = res.getHeader('content-length');
-  return typeof v === 'number' ? v : typeof v === 'string' ? Number(v) || 0 : 0;
+  return responseBodyBytes(res) ?? 0;
 }

@@ -2,13 +2,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiserverMetrics } from './apiserver.js';
 import { PROMETHEUS_CONTENT_TYPE } from './registry.js';
+import { sendBody } from '../http.js';
 
 export function metricsHandler(metrics: ApiserverMetrics): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const body = await metrics.scrape();
     res.statusCode = 200;
     res.setHeader('Content-Type', PROMETHEUS_CONTENT_TYPE);
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.end(req.method === 'HEAD' ? undefined : body);
+    sendBody(req, res, body);
   };
 }

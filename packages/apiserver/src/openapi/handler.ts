@@ -18,6 +18,7 @@ import { parseAccept } from '../negotiation.js';
 import { encodeGnostic } from './gnostic.js';
 import { buildSwagger, type OpenAPIOptions } from './v2.js';
 import { buildV3, computeETag, discoveryDocument, serverRelativeURL } from './v3.js';
+import { sendBody } from '../http.js';
 
 interface Served {
   body: Buffer;
@@ -118,8 +119,8 @@ function send(req: IncomingMessage, res: ServerResponse, s: Served, headers: Rec
   }
   res.statusCode = 200;
   res.setHeader('Content-Type', s.contentType);
-  res.setHeader('Content-Length', body.length);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  // Megabytes: written as the socket takes them (a client that does not read holds no copy).
+  sendBody(req, res, body);
 }
 
 function notAcceptable(res: ServerResponse): void {
