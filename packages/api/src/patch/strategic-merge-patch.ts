@@ -286,7 +286,8 @@ class Merger {
  */
 function deleteFromBacking(list: readonly unknown[], key: string, deletions: readonly unknown[]): { backing: unknown[]; len: number } {
   if (deletions.length === 0) return { backing: list.slice(), len: list.length };
-  const positions = new Map<unknown, number[]>();
+  // Each value's positions, under the position of its first occurrence.
+  const positions = new Map<number, number[]>();
   const first = new ValueIndex([]);
   for (let i = 0; i < list.length; i++) {
     const m = list[i] as JsonObject;
@@ -299,7 +300,8 @@ function deleteFromBacking(list: readonly unknown[], key: string, deletions: rea
     group.push(i);
   }
   const removed = new Uint8Array(list.length);
-  const left: unknown[] = list.slice();
+  // What position p holds once the list is shorter than p + 1: the last live item of that moment.
+  const tail: unknown[] = new Array<unknown>(list.length);
   let len = list.length;
   let last = list.length - 1;
   for (const value of deletions) {
@@ -309,14 +311,14 @@ function deleteFromBacking(list: readonly unknown[], key: string, deletions: rea
     positions.delete(at);
     for (const i of group) {
       while (removed[last]) last--;
-      left[len - 1] = list[last];
+      tail[len - 1] = list[last];
       removed[i] = 1;
       len--;
     }
   }
   const backing: unknown[] = [];
   for (let i = 0; i < list.length; i++) if (!removed[i]) backing.push(list[i]);
-  for (let p = len; p < list.length; p++) backing.push(left[p]);
+  for (let p = len; p < list.length; p++) backing.push(tail[p]);
   return { backing, len };
 }
 
