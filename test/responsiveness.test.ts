@@ -73,6 +73,17 @@ describe('YAML: a flow map of 40,000 keys (the duplicate-key check was quadratic
     assertResponsive(probed, 'YAML flow map');
   });
 
+  it('a 3 MB one (265,000 keys, near the body limit) is parsed off the event loop: others are served', async () => {
+    const keys = Array.from({ length: 265_000 }, (_, i) => `k${i}: v`).join(', ');
+    const body = `apiVersion: authorization.k8s.io/v1\nkind: SelfSubjectAccessReview\nspec: {resourceAttributes: {verb: list, resource: pods}, ${keys}}\n`;
+    assert.ok(body.length > 3_000_000 && body.length < 3 * 1024 * 1024);
+    const probed = await whileProbing(() =>
+      env.plinth.client.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { rawBody: body, token: NOBODY_TOKEN, headers: { 'content-type': 'application/yaml' } }),
+    );
+    expectCode(probed.result, 201);
+    assertResponsive(probed, 'a 3 MB YAML body');
+  });
+
   it('a duplicate key keeps its last value, as kube decodes YAML (it was a 400)', async () => {
     const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup-keys\ndata:\n  a: first\n  b: x\n  a: last\n';
     const r = await env.plinth.client.request('POST', '/api/v1/namespaces/default/configmaps', { rawBody: body, headers: { 'content-type': 'application/yaml' } });

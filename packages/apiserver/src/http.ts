@@ -2,7 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as yamlStringify } from 'yaml';
 import { NestingTooDeepError, badRequest, exceedsNestingDepth, isNestingTooDeep, jsonTextExceedsDepth, requestEntityTooLarge, type Status } from '@plinth/api';
-import { parseYaml, type YamlParseOptions } from './yaml.js';
+import type { YamlParseOptions } from './yaml.js';
+import { parseYamlOffLoop } from './yaml-off-loop.js';
 import { toStatusError } from './registry/interpret.js';
 import type { ResponseFormat } from './negotiation.js';
 import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError, ProtobufUnsupportedError } from './protobuf/codec.js';
@@ -59,7 +60,7 @@ export function parseJsonText(text: string, what: string): unknown {
  * Parses a JSON, YAML or Protobuf body into a plain value; 400 with kube-like wording on bad
  * input. Every encoding is held to the one nesting limit before anything recurses over it.
  */
-export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf', opts: YamlParseOptions = {}): unknown {
+export async function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf', opts: YamlParseOptions = {}): Promise<unknown> {
   if (encoding === 'protobuf') {
     if (body.length === 0) throw badRequest('the object provided is unrecognized: request body is empty');
     let value: unknown;
@@ -76,7 +77,8 @@ export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf', 
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the object provided is unrecognized: request body is empty');
   try {
-    return encoding === 'json' ? parseJsonText(text, 'the object provided') : parseYaml(text, opts);
+    // A large YAML body is parsed on a worker thread (yaml-off-loop.ts): the library is slow.
+    return encoding === 'json' ? parseJsonText(text, 'the object provided') : await parseYamlOffLoop(text, opts);
   } catch (e) {
     if (isNestingTooDeep(e)) throw e;
     const summary = text.length > 30 ? `${text.slice(0, 30)} ...` : text;

@@ -251,7 +251,7 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, def: Resour
     manager = opts.manager;
     const body = await readBody(req);
     if (apply) {
-      const applied = parseApplyBody(body);
+      const applied = await parseApplyBody(body);
       const name = isPlainObject(applied['metadata']) ? applied['metadata']['name'] : undefined;
       if (name !== undefined && name !== info.name) throw badRequest(`the name of the object (${String(name)}) does not match the name on the URL (${info.name})`);
       write = { kind: 'apply', applied, force: opts.force };
@@ -260,7 +260,7 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, def: Resour
     }
   } else {
     manager = parseFieldManager(query, userAgent, 'UpdateOptions');
-    const body = parseBody(await readBody(req), bodyEncoding(req.headers['content-type']));
+    const body = await parseBody(await readBody(req), bodyEncoding(req.headers['content-type']));
     write = { kind: 'update', next: () => body };
   }
   const parentApiVersion = apiVersionOf(def);

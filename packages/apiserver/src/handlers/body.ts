@@ -16,7 +16,7 @@ export async function readKind(req: IncomingMessage, kind: KindDefinition, catal
   const encoding = bodyEncoding(req.headers['content-type']);
   // A kind without a Protobuf form takes JSON and YAML only (kube: 415 naming them).
   if (encoding === 'protobuf' && !servesProtobuf(kind)) throw unsupportedMediaType(['application/json', 'application/yaml']);
-  const raw = parseBody(await readBody(req), encoding, duplicates ? { duplicateKeys: duplicates } : {});
+  const raw = await parseBody(await readBody(req), encoding, duplicates ? { duplicateKeys: duplicates } : {});
   const obj = decodeInto(kind, catalog, raw, true, unknown);
   auditRequestObject(req, obj);
   return obj;

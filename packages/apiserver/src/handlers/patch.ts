@@ -25,7 +25,7 @@ import {
 } from '@plinth/api';
 import { negotiate } from '../negotiation.js';
 import { parseJsonText, readBody, writeObject } from '../http.js';
-import { parseYaml } from '../yaml.js';
+import { parseYamlOffLoop } from '../yaml-off-loop.js';
 import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import type { PatchOperation } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from './options.js';
@@ -88,7 +88,7 @@ export function patchOptions(query: URLSearchParams, apply: boolean, userAgent: 
  * YAML parser. `duplicateKeys` (a strict decode, fieldValidation Strict or Warn) takes the YAML
  * path for any body, which reports duplicates as yaml.v2's strict decode does.
  */
-export function parseApplyBody(body: Buffer, duplicateKeys?: string[]): Record<string, unknown> {
+export async function parseApplyBody(body: Buffer, duplicateKeys?: string[]): Promise<Record<string, unknown>> {
   const text = body.toString('utf8');
   let raw: unknown;
   let parsed = false;
@@ -103,7 +103,7 @@ export function parseApplyBody(body: Buffer, duplicateKeys?: string[]): Record<s
   }
   if (!parsed) {
     try {
-      raw = parseYaml(text, duplicateKeys ? { duplicateKeys } : {});
+      raw = await parseYamlOffLoop(text, duplicateKeys ? { duplicateKeys } : {});
     } catch (e) {
       if (isNestingTooDeep(e)) throw e;
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
@@ -145,7 +145,7 @@ export async function handlePatch(r: ResourceRequest, strategy: ResourceStrategy
   let op: PatchOperation;
   if (type === 'apply') {
     const duplicates: string[] | undefined = validation === 'Ignore' ? undefined : [];
-    const raw = parseApplyBody(body, duplicates);
+    const raw = await parseApplyBody(body, duplicates);
     if (duplicates) reportApplyDuplicates(r, validation, duplicates);
     auditRequestPatch(r.req, raw);
     // kube reads an apply body without a typed decode: the field manager's version check answers.
