@@ -165,7 +165,7 @@ describe('FieldManager.update copies', () => {
 
 // An associative list of 25,000 items made every write to its object take a second: the merging
 // walk took its shared items with Array.shift. 200,000 items take ~1 s now and ~16 s that way;
-// the bound is explicit because node:test's timeout cannot stop synchronous code.
+// the bound (generous) is explicit because node:test's timeout cannot stop synchronous code.
 describe('large associative lists: compare and merge in linear time', () => {
   const ts = new TypedSchema(serviceaccounts.schema, defs);
   const N = 200_000;
@@ -174,7 +174,7 @@ describe('large associative lists: compare and merge in linear time', () => {
     const t0 = performance.now();
     const out = fn();
     const took = performance.now() - t0;
-    assert.ok(took < 5000, `took ${Math.round(took)} ms: not linear`);
+    assert.ok(took < 8000, `took ${Math.round(took)} ms: not linear`);
     return out;
   };
 
