@@ -23,6 +23,7 @@ import { robustnessScenario } from './scenarios/robustness.js';
 import { authzScenario } from './scenarios/authz.js';
 import { crdScenario } from './scenarios/crd.js';
 import { metricsScenario } from './scenarios/metrics.js';
+import { attacksScenario } from './scenarios/attacks.js';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -97,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
       ['authz', authzScenario],
       ['crd', crdScenario],
       ['metrics', metricsScenario],
+      ['attacks', attacksScenario],
     ];
     for (const [name, fn] of scenarios) {
       if (only && !only.includes(name)) continue;

@@ -113,6 +113,22 @@ test('ServerSideFieldValidation=true: Strict rejects unknown fields, Warn warns,
     assert.equal(patch.status, 400);
     assert.match(patch.body.message, /unknown field "extra"/);
 
+    // Duplicate keys in a YAML body: kept (the last value) unless strict, reported as yaml.v2 words
+    // them (kube 1.24: the strict serializer's YAMLToJSONStrict, applyPatcher's UnmarshalStrict).
+    const dupYaml = (name: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: first\n  a: last\n`;
+    const yamlPost = (name: string, v: string) =>
+      client.request('POST', `/api/v1/namespaces/default/configmaps?fieldValidation=${v}`, { rawBody: dupYaml(name), headers: { 'content-type': 'application/yaml' } });
+    const dupStrict = await yamlPost('dup-strict', 'Strict');
+    assert.equal(dupStrict.status, 400);
+    assert.equal(dupStrict.body.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+    const dupWarn = await yamlPost('dup-warn', 'Warn');
+    assert.equal(dupWarn.status, 201);
+    assert.equal(dupWarn.body.data.a, 'last');
+    assert.ok(String(dupWarn.headers['warning']).includes('299 - "line 7: key \\"a\\" already set in map"'), String(dupWarn.headers['warning']));
+    const dupApply = await client.request('PATCH', '/api/v1/namespaces/default/configmaps/dup-apply?fieldManager=m&fieldValidation=Strict', { rawBody: dupYaml('dup-apply'), headers: { 'content-type': 'application/apply-patch+yaml' } });
+    assert.equal(dupApply.status, 400);
+    assert.equal(dupApply.body.message, 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+
     // OpenAPI advertises the parameter (what kubectl checks before sending it).
     const put = (await client.get('/openapi/v2')).body.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].put;
     assert.ok(put.parameters.some((q: { name: string }) => q.name === 'fieldValidation'));

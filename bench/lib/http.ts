@@ -40,10 +40,11 @@ export class KubeClient {
     this.#agent = new Agent({ ca: info.caPem, keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
   }
 
-  request(method: string, path: string, body?: Buffer): Promise<HttpResponse> {
+  /** `contentType` names the body's media type (a patch type, YAML); JSON by default. */
+  request(method: string, path: string, body?: Buffer, contentType = 'application/json'): Promise<HttpResponse> {
     const headers: Record<string, string> = { authorization: this.#auth, accept: 'application/json' };
     if (body) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = contentType;
       headers['content-length'] = String(body.length);
     }
     return new Promise((resolve, reject) => {

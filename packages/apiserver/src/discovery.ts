@@ -86,6 +86,13 @@ function buildDocuments(catalog: Catalog, served: ReadonlySet<Verb>): { docs: Ma
   return { docs, coreVersions: groups.get('') ?? [] };
 }
 
+/** A request path without its trailing slashes: a loop, where `/\/+$/` backtracks quadratically. */
+function trimTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path[end - 1] === '/') end--;
+  return path.slice(0, end);
+}
+
 /**
  * Discovery over a catalog that changes (custom resources come and go): the documents are
  * rebuilt on the first request after a change, so a new group or version is discoverable at once.
@@ -99,7 +106,7 @@ export function buildDiscovery(catalog: Catalog, served: ReadonlySet<Verb>, serv
         generation = catalog.generation;
         built = buildDocuments(catalog, served);
       }
-      const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
+      const p = path.length > 1 ? trimTrailingSlashes(path) : path;
       if (p === '/api') {
         return { kind: 'APIVersions', versions: built.coreVersions, serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: serverAddress() }] };
       }

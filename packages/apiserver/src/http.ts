@@ -14,7 +14,8 @@ import {
   type ParseJsonOptions,
   type Status,
 } from '@plinth/api';
-import { parseYaml } from './yaml.js';
+import type { YamlParseOptions } from './yaml.js';
+import { parseYamlOffLoop } from './yaml-off-loop.js';
 import { toStatusError } from './registry/interpret.js';
 import type { ResponseFormat } from './negotiation.js';
 import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError, ProtobufUnsupportedError } from './protobuf/codec.js';
@@ -194,7 +195,7 @@ export function parseJsonText(text: string, what: string, opts?: ParseJsonOption
  * Parses a JSON, YAML or Protobuf body into a plain value; 400 with kube-like wording on bad
  * input. Every encoding is held to the one nesting limit before anything recurses over it.
  */
-export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf'): unknown {
+export async function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf', opts: YamlParseOptions = {}): Promise<unknown> {
   if (encoding === 'protobuf') {
     if (body.length === 0) throw badRequest('the object provided is unrecognized: request body is empty');
     let value: unknown;
@@ -211,8 +212,9 @@ export function parseBody(body: Buffer, encoding: 'json' | 'yaml' | 'protobuf'):
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('the object provided is unrecognized: request body is empty');
   try {
-    // A number beyond float64 stays in place: decodeInto answers it as kube's decoder does.
-    return encoding === 'json' ? parseJsonText(text, 'the object provided', { marks: true }) : parseYaml(text);
+    // A number beyond float64 stays in place: decodeInto answers it as kube's decoder does. A large
+    // YAML body is parsed on a worker thread (yaml-off-loop.ts): the library is slow.
+    return encoding === 'json' ? parseJsonText(text, 'the object provided', { marks: true }) : await parseYamlOffLoop(text, opts);
   } catch (e) {
     if (isNestingTooDeep(e)) throw e;
     const summary = text.length > 30 ? `${text.slice(0, 30)} ...` : text;

@@ -24,6 +24,8 @@ test('each schema keyword is reported with kube-openapi wording', () => {
     ['maxLength', { n: { type: 'string', maxLength: 3 } }, { n: 'abcd' }, ['spec.n: Invalid value: "abcd": spec.n in body should be at most 3 chars long']],
     ['minLength', { n: { type: 'string', minLength: 3 } }, { n: 'ab' }, ['spec.n: Invalid value: "ab": spec.n in body should be at least 3 chars long']],
     ['pattern', { n: { type: 'string', pattern: '^[a-z]+$' } }, { n: 'A1' }, ["spec.n: Invalid value: \"A1\": spec.n in body should match '^[a-z]+$'"]],
+    ['pattern in Go syntax, matching', { n: { type: 'string', pattern: '(?i)^[a-z]+\\z' } }, { n: 'Ab' }, []],
+    ['pattern in Go syntax', { n: { type: 'string', pattern: '(?i)^[a-z]+\\z' } }, { n: 'Ab\n' }, ["spec.n: Invalid value: \"Ab\\n\": spec.n in body should match '(?i)^[a-z]+\\z'"]],
     ['maxItems', { l: { type: 'array', items: { type: 'string' }, maxItems: 1 } }, { l: ['a', 'b'] }, ['spec.l: Invalid value: 2: spec.l in body should have at most 1 items']],
     ['minItems', { l: { type: 'array', items: { type: 'string' }, minItems: 2 } }, { l: ['a'] }, ['spec.l: Invalid value: 1: spec.l in body should have at least 2 items']],
     ['maxProperties', { m: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 1 } }, { m: { a: 'x', b: 'y' } }, ['spec.m: Invalid value: 1: spec.m in body should have at most 1 properties']],
@@ -242,4 +244,18 @@ test('kube version priority', () => {
   assert.deepEqual(sorted, ['v10', 'v2', 'v1', 'v11beta2', 'v10beta3', 'v3beta1', 'v12alpha1', 'v11alpha2', 'foo1', 'foo10']);
   assert.equal(compareKubeAwareVersions('v1', 'v1'), 0);
   assert.ok(compareKubeAwareVersions('v1', 'v1beta2') > 0);
+});
+
+test("a pattern is matched in linear time, as Go's regexp matches it (JavaScript's backtracking took 11 s for 30 characters)", () => {
+  const schema = root({ name: { type: 'string', pattern: '^([a-z0-9]+-?)+[a-z0-9]$' } });
+  const c = compileVersionSchema(schema);
+  for (const bad of [`${'a'.repeat(30)}!`, `${'a'.repeat(100_000)}!`]) {
+    const t0 = performance.now();
+    const got = c.validate(cr({ name: bad })).map(fieldErrorString);
+    const took = performance.now() - t0;
+    // An explicit bound: node:test's timeout cannot stop synchronous code.
+    assert.ok(took < 2000, `${bad.length} characters took ${Math.round(took)} ms`);
+    assert.deepEqual(got, [`spec.name: Invalid value: "${bad}": spec.name in body should match '^([a-z0-9]+-?)+[a-z0-9]$'`]);
+  }
+  assert.deepEqual(c.validate(cr({ name: 'a-b-c' })), []);
 });

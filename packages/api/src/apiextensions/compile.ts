@@ -6,12 +6,14 @@
  * `Schema` form for server-side apply and OpenAPI.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import type { FieldError } from '../field-errors.js';
 import { fieldErr } from '../field-errors.js';
 import type { Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
 import { getOwn, setMember } from '../json.js';
 import { formatCheck } from './formats.js';
+import { type GoRegExp, GoRegExpSyntaxError, compileGoRegExp } from './go-regexp.js';
 import { goFloat, goValue } from './gofmt.js';
 import { EXACT_ENUM, ajvEnum, exactAjvSchema, exactJsonType, exactKeyword } from './exact-numbers.js';
 import { hasExactNumbers, isJsonInteger, stringifyJson } from '../number-codec.js';
@@ -63,29 +65,18 @@ function jsonType(v: unknown): string {
   return exactJsonType(v);
 }
 
-/** kube's Go regexps, tried as Unicode JS regexps first; a leading `(?i)` becomes the `i` flag. */
-function goRegExp(pattern: string, flags = ''): RegExp {
-  let p = pattern;
-  let f = flags.replace('u', '');
-  if (p.startsWith('(?i)')) {
-    p = p.slice(4);
-    f += 'i';
-  }
-  try {
-    return new RegExp(p, `${f}u`);
-  } catch {
-    return new RegExp(p, f);
-  }
+/**
+ * What toAjv gathers for one ajv instance: the formats it checks and the CRD's patterns, compiled
+ * once per CRD version as Go's regexps (linear-time matching; see go-regexp.ts).
+ */
+interface AjvContext {
+  formats: Map<string, (s: string) => boolean>;
+  patterns: Map<string, GoRegExp>;
 }
-const regExpEngine = Object.assign((pattern: string, flags: string) => goRegExp(pattern, flags), { code: 'RegExp' });
 
-function compilesAsRegExp(pattern: string): boolean {
-  try {
-    goRegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
+/** ajv's regExp engine over the patterns toAjv compiled (ajv passes its own flags: Go has none). */
+function regExpEngine(patterns: ReadonlyMap<string, GoRegExp>): RegExpEngine {
+  return Object.assign((pattern: string) => patterns.get(pattern) ?? compileGoRegExp(pattern), { code: 'compileGoRegExp' });
 }
 
 const PASSTHROUGH_NUMBERS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties'] as const;
@@ -94,7 +85,7 @@ const PASSTHROUGH_NUMBERS = ['maxLength', 'minLength', 'maxItems', 'minItems', '
  * The ajv form of a JSONSchemaProps: types with nullability, value validations, supported formats,
  * and the nested schemas; the rest (defaults, descriptions, extensions) dropped.
  */
-function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw {
+function toAjv(raw: unknown, ctx: AjvContext): Raw {
   const s = isPlainObject(raw) ? raw : {};
   const out: Raw = {};
   let types: string[] = [];
@@ -109,7 +100,7 @@ function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw 
   const check = formatCheck(format, typeof s['type'] === 'string' ? s['type'] : undefined);
   if (check && format) {
     const name = format.replace(/-/g, '');
-    formats.set(name, check);
+    ctx.formats.set(name, check);
     out['format'] = name;
     out[FORMAT_NAME] = format;
   }
@@ -125,27 +116,36 @@ function toAjv(raw: unknown, formats: Map<string, (s: string) => boolean>): Raw 
   if (minimum !== undefined) out[s['exclusiveMinimum'] === true ? 'exclusiveMinimum' : 'minimum'] = minimum;
   if (multipleOf !== undefined && multipleOf > 0) out['multipleOf'] = multipleOf;
   if (s['uniqueItems'] === true) out['uniqueItems'] = true;
-  if (typeof s['pattern'] === 'string' && compilesAsRegExp(s['pattern'])) out['pattern'] = s['pattern'];
+  // A pattern Go refuses never passed CRD validation; one stored before is ignored, not fatal.
+  const pattern = s['pattern'];
+  if (typeof pattern === 'string' && !ctx.patterns.has(pattern)) {
+    try {
+      ctx.patterns.set(pattern, compileGoRegExp(pattern));
+    } catch (e) {
+      if (!(e instanceof GoRegExpSyntaxError)) throw e;
+    }
+  }
+  if (typeof pattern === 'string' && ctx.patterns.has(pattern)) out['pattern'] = pattern;
   if (Array.isArray(s['required'])) out['required'] = s['required'].filter((r) => typeof r === 'string');
   if (isPlainObject(s['properties'])) {
     const props: Raw = {};
     for (const [k, v] of Object.entries(s['properties'])) {
       // ajv skips a property named `__proto__` (its allSchemaProperties): the same schema as an
       // exact pattern still validates that member, and ajv then counts it as declared.
-      if (k === '__proto__') out['patternProperties'] = { '^__proto__$': toAjv(v, formats) };
-      else props[k] = toAjv(v, formats);
+      if (k === '__proto__') out['patternProperties'] = { '^__proto__$': toAjv(v, ctx) };
+      else props[k] = toAjv(v, ctx);
     }
     out['properties'] = props;
   }
   const ap = s['additionalProperties'];
   if (typeof ap === 'boolean') out['additionalProperties'] = ap;
-  else if (isPlainObject(ap)) out['additionalProperties'] = toAjv(ap, formats);
-  if (isPlainObject(s['items'])) out['items'] = toAjv(s['items'], formats);
+  else if (isPlainObject(ap)) out['additionalProperties'] = toAjv(ap, ctx);
+  if (isPlainObject(s['items'])) out['items'] = toAjv(s['items'], ctx);
   for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = s[k];
-    if (Array.isArray(list) && list.length > 0) out[k] = list.map((x) => toAjv(x, formats));
+    if (Array.isArray(list) && list.length > 0) out[k] = list.map((x) => toAjv(x, ctx));
   }
-  if (isPlainObject(s['not'])) out['not'] = toAjv(s['not'], formats);
+  if (isPlainObject(s['not'])) out['not'] = toAjv(s['not'], ctx);
   return out;
 }
 
@@ -305,8 +305,8 @@ class Compiled implements CompiledVersionSchema {
   #exact: ValidateFunction | undefined;
 
   constructor(raw: unknown, full = true) {
-    const formats = new Map<string, (s: string) => boolean>();
-    const ajvSchema = toAjv(raw, formats);
+    const ctx: AjvContext = { formats: new Map(), patterns: new Map() };
+    const ajvSchema = toAjv(raw, ctx);
     this.#ajvSchema = ajvSchema;
     const ajv = new Ajv((this.#ajvOptions = {
       allErrors: true,
@@ -317,8 +317,8 @@ class Compiled implements CompiledVersionSchema {
       // Members are the object's own: `constructor` or `toString` in a custom resource is a field
       // like any other, present only when sent.
       ownProperties: true,
-      code: { regExp: regExpEngine },
-      formats: Object.fromEntries(formats),
+      code: { regExp: regExpEngine(ctx.patterns) },
+      formats: Object.fromEntries(ctx.formats),
     }));
     this.#validate = ajv.compile(ajvSchema);
     if (!full) {

@@ -102,6 +102,11 @@ test('structural schema rules, with kube\'s paths (identical per-version schemas
     ['value validation may not set type', { type: 'object', properties: { a: { type: 'string', anyOf: [{ type: 'string' }] } } }, [
       'spec.validation.openAPIV3Schema.properties[a].anyOf[0].type: Forbidden: must be empty to be structural',
     ]],
+    ['pattern: Go syntax is valid', { type: 'object', properties: { p: { type: 'string', pattern: '(?i)^(?P<a>x)|(?P<a>y)\\z' } } }, []],
+    ['pattern: what Go refuses, in Go\'s words', { type: 'object', properties: { p: { type: 'string', pattern: '^(?<n>x)$' }, q: { type: 'string', pattern: '(abc' } } }, [
+      'spec.validation.openAPIV3Schema.properties[p].pattern: Invalid value: "^(?<n>x)$": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?<`',
+      'spec.validation.openAPIV3Schema.properties[q].pattern: Invalid value: "(abc": must be a valid regular expression, but isn\'t: error parsing regexp: missing closing ): `(abc`',
+    ]],
     ['int-or-string anyOf pattern allowed', { type: 'object', properties: { p: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } }, []],
     ['completeness', { type: 'object', properties: { a: { type: 'string' } }, allOf: [{ properties: { b: { maxLength: 2 } } }] }, [
       'spec.validation.openAPIV3Schema.properties[b]: Required value: because it is defined in spec.validation.openAPIV3Schema.allOf[0].properties[b]',

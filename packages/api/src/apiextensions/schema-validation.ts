@@ -10,6 +10,7 @@ import { isPlainObject } from '../types.js';
 import { stringifyJson } from '../number-codec.js';
 import { compileSchemaErrors } from './compile.js';
 import { goValue } from './gofmt.js';
+import { GoRegExpSyntaxError, compileGoRegExp } from './go-regexp.js';
 import { prune, toStructural } from './structural.js';
 import { getOwn, hasOwn } from '../json.js';
 
@@ -282,14 +283,12 @@ function validateValueValidation(v: Raw, skipAnyOf: boolean, skipFirstAllOfAnyOf
   validateNested(rec(v['not']), false, child(path, 'not'), errs);
   const pattern = v['pattern'];
   if (typeof pattern === 'string' && pattern) {
+    // kube compiles it with Go's regexp.Compile and quotes Go's error.
     try {
-      new RegExp(pattern.startsWith('(?i)') ? pattern.slice(4) : pattern, 'u');
+      compileGoRegExp(pattern);
     } catch (e) {
-      try {
-        new RegExp(pattern.startsWith('(?i)') ? pattern.slice(4) : pattern);
-      } catch {
-        errs.push(fieldErr.invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${e instanceof Error ? e.message : String(e)}`));
-      }
+      if (!(e instanceof GoRegExpSyntaxError)) throw e;
+      errs.push(fieldErr.invalid(child(path, 'pattern'), pattern, `must be a valid regular expression, but isn't: ${e.message}`));
     }
   }
 }

@@ -252,3 +252,29 @@ describe('applyJsonPatch: malformed patches', () => {
     assert.deepEqual(applyJsonPatch({ a: 1 }, ops.slice(1)), { a: 1 });
   });
 });
+
+// Each insert or remove in a JavaScript array moves the items after it: 10,000 operations at the
+// head of a long list cost operations × length. Long lists are chunked while the patch runs.
+// (~0.1 s here, ~5 s as splices; an explicit bound, as node:test's timeout cannot stop
+// synchronous code.)
+describe('applyJsonPatch: long lists', () => {
+  it('9,999 inserts, removes, a test, a move and a copy at the head of a 2,000,000-item list, with tests, copies and moves between them', () => {
+    const n = 2_000_000;
+    const doc = { spec: { values: Array.from({ length: n }, (_, i) => i) }, m: { a: 1 } };
+    const ops: unknown[] = [];
+    // Each pair puts a new head in and takes the previous head out: [-k, 1, 2, 3, ...].
+    for (let i = 0; i < 4998; i++) ops.push({ op: 'add', path: '/spec/values/0', value: -1 - i }, { op: 'remove', path: '/spec/values/1' });
+    ops.push({ op: 'test', path: '/spec/values/0', value: -4998 }, { op: 'move', from: '/spec/values/0', path: '/spec/values/-' }, { op: 'copy', from: '/spec/values/2', path: '/m/third' });
+    const t0 = performance.now();
+    const out = applyJsonPatch(doc, ops) as { spec: { values: number[] }; m: Record<string, unknown> };
+    const took = performance.now() - t0;
+    assert.ok(took < 2000, `took ${Math.round(took)} ms: not linear`);
+    const values = out.spec.values;
+    assert.equal(values.length, n);
+    assert.deepEqual(values.slice(0, 3), [1, 2, 3]);
+    assert.equal(values[n - 2], n - 1);
+    assert.equal(values[n - 1], -4998);
+    assert.deepEqual(out.m, { a: 1, third: 3 });
+    assert.equal(doc.spec.values[0], 0, 'the input is not changed');
+  });
+});

@@ -18,6 +18,7 @@
 import { type JsonObject, MAX_JSON_PATCH_OPERATIONS, PatchError, cloneJson, isObject, jsonEqual } from './errors.js';
 import { getOwn, hasOwn, setMember } from '../json.js';
 import { stringifyJson } from '../number-codec.js';
+import { ChunkedLists } from './chunked-list.js';
 
 const MISSING = 'missing value';
 const INVALID_INDEX = 'invalid index referenced';
@@ -25,10 +26,11 @@ const INVALID_INDEX = 'invalid index referenced';
 /** The bytes all `copy` operations of one patch may add (the request body limit, 3 MiB). */
 export const MAX_ACCUMULATED_COPY_BYTES = 3 * 1024 * 1024;
 
-/** The document being patched, and the bytes its copies have added so far. */
+/** The document being patched, the bytes its copies have added so far, and its chunked lists. */
 interface PatchState {
   doc: unknown;
   copied: number;
+  lists: ChunkedLists;
 }
 
 /** An internal failure carrying evanphx's message; wrapped by the operation that hit it. */
@@ -64,17 +66,19 @@ function invalidIndex(idx: number): never {
 }
 
 /** A container found by a pointer: an object or an array of the (private) document. */
-type Container = { obj: JsonObject } | { arr: unknown[] };
+type Container = { obj: JsonObject } | { arr: unknown[]; lists: ChunkedLists };
 
 function get(c: Container, key: string): unknown {
   if ('obj' in c) return getOwn(c.obj, key);
+  const list = c.lists.get(c.arr);
+  const length = list ? list.length : c.arr.length;
   let idx = atoi(key);
   if (idx < 0) {
-    if (idx < -c.arr.length) invalidIndex(idx);
-    idx += c.arr.length;
+    if (idx < -length) invalidIndex(idx);
+    idx += length;
   }
-  if (idx >= c.arr.length) invalidIndex(idx);
-  return c.arr[idx];
+  if (idx >= length) invalidIndex(idx);
+  return list ? list.get(idx) : c.arr[idx];
 }
 
 function set(c: Container, key: string, val: unknown): void {
@@ -82,12 +86,15 @@ function set(c: Container, key: string, val: unknown): void {
     setMember(c.obj, key, val);
     return;
   }
+  const list = c.lists.get(c.arr);
+  const length = list ? list.length : c.arr.length;
   let idx = atoi(key);
   if (idx < 0) {
-    if (idx < -c.arr.length) invalidIndex(idx);
-    idx += c.arr.length;
+    if (idx < -length) invalidIndex(idx);
+    idx += length;
   }
-  c.arr[idx] = val;
+  if (list) list.set(idx, val);
+  else c.arr[idx] = val;
 }
 
 function add(c: Container, key: string, val: unknown): void {
@@ -95,8 +102,10 @@ function add(c: Container, key: string, val: unknown): void {
     setMember(c.obj, key, val);
     return;
   }
+  const list = c.lists.forSplice(c.arr);
   if (key === '-') {
-    c.arr.push(val);
+    if (list) list.insert(list.length, val);
+    else c.arr.push(val);
     return;
   }
   let idx: number;
@@ -105,13 +114,14 @@ function add(c: Container, key: string, val: unknown): void {
   } catch (e) {
     return fail(`value was not a proper array index: '${key}'`, (e as Error).message);
   }
-  const size = c.arr.length + 1;
+  const size = (list ? list.length : c.arr.length) + 1;
   if (idx >= size) invalidIndex(idx);
   if (idx < 0) {
     if (idx < -size) invalidIndex(idx);
     idx += size;
   }
-  c.arr.splice(idx, 0, val);
+  if (list) list.insert(idx, val);
+  else c.arr.splice(idx, 0, val);
 }
 
 function remove(c: Container, key: string): void {
@@ -120,26 +130,29 @@ function remove(c: Container, key: string): void {
     delete c.obj[key];
     return;
   }
+  const list = c.lists.forSplice(c.arr);
+  const length = list ? list.length : c.arr.length;
   let idx = atoi(key);
-  if (idx >= c.arr.length) invalidIndex(idx);
+  if (idx >= length) invalidIndex(idx);
   if (idx < 0) {
-    if (idx < -c.arr.length) invalidIndex(idx);
-    idx += c.arr.length;
+    if (idx < -length) invalidIndex(idx);
+    idx += length;
   }
-  c.arr.splice(idx, 1);
+  if (list) list.remove(idx);
+  else c.arr.splice(idx, 1);
 }
 
-function asContainer(v: unknown): Container | undefined {
-  if (Array.isArray(v)) return { arr: v };
+function asContainer(v: unknown, lists: ChunkedLists): Container | undefined {
+  if (Array.isArray(v)) return { arr: v, lists };
   if (isObject(v)) return { obj: v };
   return undefined;
 }
 
 /** evanphx `findObject`: the container holding the pointer's last token, and that token. */
-function findObject(root: unknown, path: string): { c: Container; key: string } | undefined {
+function findObject(state: PatchState, path: string): { c: Container; key: string } | undefined {
   const split = path.split('/');
   if (split.length < 2) return undefined;
-  let c = asContainer(root);
+  let c = asContainer(state.doc, state.lists);
   for (const part of split.slice(1, -1)) {
     if (!c) return undefined;
     let next: unknown;
@@ -149,7 +162,7 @@ function findObject(root: unknown, path: string): { c: Container; key: string } 
       return undefined;
     }
     if (next === undefined || next === null) return undefined;
-    c = asContainer(next);
+    c = asContainer(next, state.lists);
   }
   return c ? { c, key: decodeToken(split[split.length - 1]!) } : undefined;
 }
@@ -188,12 +201,12 @@ function applyOne(root: PatchState, op: JsonObject): void {
   switch (kind) {
     case 'add': {
       const path = field(op, 'path', 'add', true);
-      const at = findObject(root.doc, path) ?? fail(`add operation does not apply: doc is missing path: "${path}"`, MISSING);
+      const at = findObject(root, path) ?? fail(`add operation does not apply: doc is missing path: "${path}"`, MISSING);
       return wrap(`error in add for path: '${path}'`, () => add(at.c, at.key, value()));
     }
     case 'remove': {
       const path = field(op, 'path', 'remove', true);
-      const at = findObject(root.doc, path) ?? fail(`remove operation does not apply: doc is missing path: "${path}"`, MISSING);
+      const at = findObject(root, path) ?? fail(`remove operation does not apply: doc is missing path: "${path}"`, MISSING);
       return wrap(`error in remove for path: '${path}'`, () => remove(at.c, at.key));
     }
     case 'replace': {
@@ -205,7 +218,7 @@ function applyOne(root: PatchState, op: JsonObject): void {
         if (Array.isArray(v) || isObject(v)) root.doc = v;
         return;
       }
-      const at = findObject(root.doc, path) ?? fail(`replace operation does not apply: doc is missing path: ${path}`, MISSING);
+      const at = findObject(root, path) ?? fail(`replace operation does not apply: doc is missing path: ${path}`, MISSING);
       try {
         get(at.c, at.key);
       } catch {
@@ -215,25 +228,26 @@ function applyOne(root: PatchState, op: JsonObject): void {
     }
     case 'move': {
       const from = field(op, 'from', 'move', false);
-      const src = findObject(root.doc, from) ?? fail(`move operation does not apply: doc is missing from path: ${from}`, MISSING);
+      const src = findObject(root, from) ?? fail(`move operation does not apply: doc is missing from path: ${from}`, MISSING);
       let val: unknown;
       wrap(`error in move for path: '${src.key}'`, () => {
         val = get(src.c, src.key);
       });
       wrap(`error in move for path: '${src.key}'`, () => remove(src.c, src.key));
       const path = field(op, 'path', 'move', false);
-      const dst = findObject(root.doc, path) ?? fail(`move operation does not apply: doc is missing destination path: ${path}`, MISSING);
+      const dst = findObject(root, path) ?? fail(`move operation does not apply: doc is missing destination path: ${path}`, MISSING);
       return wrap(`error in move for path: '${path}'`, () => add(dst.c, dst.key, val ?? null));
     }
     case 'copy': {
       const from = field(op, 'from', 'copy', false);
-      const src = findObject(root.doc, from) ?? fail(`copy operation does not apply: doc is missing from path: ${from}`, MISSING);
+      const src = findObject(root, from) ?? fail(`copy operation does not apply: doc is missing from path: ${from}`, MISSING);
       let val: unknown;
       wrap(`error in copy for from: '${from}'`, () => {
         val = get(src.c, src.key);
       });
       const path = field(op, 'path', 'copy', true);
-      const dst = findObject(root.doc, path) ?? fail(`copy operation does not apply: doc is missing destination path: ${path}`, MISSING);
+      const dst = findObject(root, path) ?? fail(`copy operation does not apply: doc is missing destination path: ${path}`, MISSING);
+      root.lists.materialize(val);
       const copy = cloneJson(val ?? null);
       // Copies can double the document per operation (copy the root into itself): evanphx's
       // AccumulatedCopySizeLimit bounds what all the copies of one patch may add.
@@ -255,10 +269,11 @@ function test(root: PatchState, op: JsonObject): void {
   const failed = (): never => fail(`testing value ${path} failed`, 'test failed');
   const expected = op['value'];
   if (path === '') {
+    root.lists.materialize(root.doc);
     if (!jsonEqual(root.doc, expected)) failed();
     return;
   }
-  const at = findObject(root.doc, path) ?? fail(`test operation does not apply: is missing path: ${path}`, MISSING);
+  const at = findObject(root, path) ?? fail(`test operation does not apply: is missing path: ${path}`, MISSING);
   let actual: unknown;
   wrap(`error in test for path: '${path}'`, () => {
     actual = get(at.c, at.key);
@@ -267,6 +282,8 @@ function test(root: PatchState, op: JsonObject): void {
     if (expected === undefined || expected === null) return;
     failed();
   }
+  // Read whole: an equal value is as large as the patch's own, a different one ends the patch.
+  root.lists.materialize(actual);
   if (expected === undefined || !jsonEqual(actual, expected)) failed();
 }
 
@@ -295,7 +312,7 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   if (!Array.isArray(doc) && !isObject(doc)) {
     throw new PatchError(`json: cannot unmarshal ${doc === null ? 'null' : goJsonKind(doc)} into Go value of type jsonpatch.partialDoc`, 500);
   }
-  const root: PatchState = { doc: cloneJson(doc) as unknown, copied: 0 };
+  const root: PatchState = { doc: cloneJson(doc) as unknown, copied: 0, lists: new ChunkedLists() };
   for (const op of list) {
     try {
       applyOne(root, op);
@@ -304,5 +321,6 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
       throw e;
     }
   }
+  root.lists.materializeAll();
   return root.doc;
 }

@@ -49,6 +49,8 @@ import {
   sliceElementKind,
   strip,
   validatePatchWithSetOrderList,
+  KeyIndex,
+  ValueIndex,
 } from './smp-lists.js';
 
 type Defs = ReadonlyMap<string, Schema>;
@@ -145,7 +147,8 @@ class Merger {
     const list = patch[RETAIN_KEYS];
     delete patch[RETAIN_KEYS];
     if (!Array.isArray(list)) throw errBadPatchFormatForRetainKeys();
-    const keep = (k: string): boolean => list.some((v) => goEq(v, k));
+    const retained = new ValueIndex(list);
+    const keep = (k: string): boolean => retained.indexOf(k) >= 0;
     for (const [k, v] of Object.entries(patch)) {
       if (v === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue;
       if (!keep(k)) throw errBadPatchFormatForRetainKeys();
@@ -200,9 +203,18 @@ class Merger {
     if (original.length === 0 && patch.length === 0) return { list: original, view: original };
     const kind = sliceElementKind(original, patch);
     if (kind !== 'object') {
-      if (isDeleteList) return { list: original.filter((v) => !patch.some((p) => goEq(p, v))), view: original };
+      if (isDeleteList) {
+        const deleted = new ValueIndex(patch);
+        return { list: original.filter((v) => deleted.indexOf(v) < 0), view: original };
+      }
+      // The values of both lists, each once (at its first place).
       const merged: unknown[] = [];
-      for (const v of [...original, ...patch]) if (!merged.some((m) => goEq(m, v))) merged.push(v);
+      const seen = new ValueIndex([]);
+      for (const v of [...original, ...patch]) {
+        if (seen.indexOf(v) >= 0) continue;
+        seen.add(v, merged.length);
+        merged.push(v);
+      }
       const [patchItems, serverOnly] = partition(merged, patch, meta.mergeKey);
       return { list: normalizeElementOrder(patchItems, serverOnly, patch, original, meta.mergeKey, kind), view: original };
     }
@@ -213,13 +225,13 @@ class Merger {
   /**
    * kube's `mergeSliceWithSpecialElements` + `mergeSliceWithoutSpecialElements` + ordering, for a
    * list of maps, emulating Go's slice semantics: `backing` is the original's backing array, which
-   * `$patch: delete` compacts in place and appends write into.
+   * `$patch: delete` compacts in place and appends write into. Linear: items are found through
+   * indexes by merge key, and the deletions are replayed on the backing array in one pass.
    */
   private mergeMapSlice(original: unknown[], patch: unknown[], meta: FieldMeta): Merged {
     const { mergeKey } = meta;
-    const backing = original.slice();
-    let len = backing.length;
     const plain: unknown[] = [];
+    const deletions: unknown[] = [];
     let replace = false;
     for (const v of patch) {
       const item = v as JsonObject;
@@ -230,10 +242,7 @@ class Merger {
       const directive = item[DIRECTIVE];
       if (directive === 'delete') {
         if (!hasOwn(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
-        for (let at = findByKey(backing.slice(0, len), mergeKey, item[mergeKey]); at >= 0; at = findByKey(backing.slice(0, len), mergeKey, item[mergeKey])) {
-          backing.copyWithin(at, at + 1, len);
-          len--;
-        }
+        deletions.push(item[mergeKey]);
       } else if (directive === 'replace') {
         replace = true; // keep going, to prune the other directive items
       } else if (directive === 'merge') {
@@ -242,16 +251,26 @@ class Merger {
         throw errBadPatchType(directive, item);
       }
     }
+    const { backing, len } = deleteFromBacking(original, mergeKey, deletions);
     // With `$patch: replace` the list to merge into is the patch's plain items, merged with nothing.
     const target = replace ? plain.map(strip) : backing;
     let targetLen = replace ? target.length : len;
     const serverOrder = target.slice(0, targetLen);
+    const index = new KeyIndex(serverOrder, mergeKey);
     for (const v of replace ? [] : plain) {
       const item = v as JsonObject;
       if (!hasOwn(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
-      const at = findByKey(target.slice(0, targetLen), mergeKey, item[mergeKey]);
-      if (at >= 0) target[at] = this.mergeMap(target[at] as JsonObject, item, meta.schema);
-      else target[targetLen++] = strip(item);
+      let at = index.find(item[mergeKey]);
+      // A merge that removed the key from its item (a null merge key) leaves the index stale: scan.
+      const hit = at >= 0 ? (target[at] as JsonObject) : undefined;
+      if (hit && !(hasOwn(hit, mergeKey) && goEq(hit[mergeKey], item[mergeKey]))) at = findByKey(target.slice(0, targetLen), mergeKey, item[mergeKey]);
+      if (at >= 0) {
+        target[at] = this.mergeMap(target[at] as JsonObject, item, meta.schema);
+      } else {
+        target[targetLen] = strip(item);
+        index.add(target[targetLen], targetLen);
+        targetLen++;
+      }
     }
     const merged = target.slice(0, targetLen);
     const patchOrder = replace ? [] : plain;
@@ -261,6 +280,50 @@ class Merger {
   }
 }
 
+/**
+ * kube's `deleteMatchingEntries` for each value of `deletions` in turn, on a copy of `list` (all
+ * maps): every map whose `key` equals the value is removed the way Go's
+ * `append(s[:i], s[i+1:]...)` removes it, so the backing array ends with the survivors in order
+ * and, past them, what the in-place shifts left behind. One removal leaves position `len - 1`
+ * holding the last live item of that moment, so that is recorded instead of shifting.
+ */
+function deleteFromBacking(list: readonly unknown[], key: string, deletions: readonly unknown[]): { backing: unknown[]; len: number } {
+  if (deletions.length === 0) return { backing: list.slice(), len: list.length };
+  // Each value's positions, under the position of its first occurrence.
+  const positions = new Map<number, number[]>();
+  const first = new ValueIndex([]);
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i] as JsonObject;
+    if (!hasOwn(m, key)) continue;
+    first.add(m[key], i);
+    const at = first.indexOf(m[key]);
+    if (at < 0) continue; // a value no deletion can match
+    const group = at === i ? [] : positions.get(at)!;
+    if (at === i) positions.set(at, group);
+    group.push(i);
+  }
+  const removed = new Uint8Array(list.length);
+  // What position p holds once the list is shorter than p + 1: the last live item of that moment.
+  const tail: unknown[] = new Array<unknown>(list.length);
+  let len = list.length;
+  let last = list.length - 1;
+  for (const value of deletions) {
+    const at = first.indexOf(value);
+    const group = at < 0 ? undefined : positions.get(at);
+    if (!group) continue;
+    positions.delete(at);
+    for (const i of group) {
+      while (removed[last]) last--;
+      tail[len - 1] = list[last];
+      removed[i] = 1;
+      len--;
+    }
+  }
+  const backing: unknown[] = [];
+  for (let i = 0; i < list.length; i++) if (!removed[i]) backing.push(list[i]);
+  for (let p = len; p < list.length; p++) backing.push(tail[p]);
+  return { backing, len };
+}
 
 /**
  * Applies a strategic merge patch (the decoded patch body) to `original` (the current object),

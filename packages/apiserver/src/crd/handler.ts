@@ -260,7 +260,7 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleReq
     manager = opts.manager;
     const body = await readBody(req);
     if (apply) {
-      const applied = parseApplyBody(body);
+      const applied = await parseApplyBody(body);
       const bodyName = isPlainObject(applied['metadata']) ? applied['metadata']['name'] : undefined;
       if (bodyName !== undefined && bodyName !== name) throw badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
       write = { kind: 'apply', applied, force: opts.force };
@@ -269,7 +269,7 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleReq
     }
   } else {
     manager = parseFieldManager(query, userAgent, 'UpdateOptions');
-    const body = parseBody(await readBody(req), bodyEncoding(req.headers['content-type']));
+    const body = await parseBody(await readBody(req), bodyEncoding(req.headers['content-type']));
     write = { kind: 'update', next: () => body };
   }
   const parentApiVersion = apiVersionOf(def);

@@ -8,12 +8,15 @@ import { decodeInto } from '../registry/codec.js';
 import type { ResourceRequest } from './scope.js';
 import { auditRequestObject } from '../audit/filter.js';
 
-/** The body (JSON, YAML or Protobuf by Content-Type) decoded into `kind`, defaults applied; unknown fields' paths go to `unknown`. */
-export async function readKind(req: IncomingMessage, kind: KindDefinition, catalog: Catalog, unknown?: string[]): Promise<StoredObject> {
+/**
+ * The body (JSON, YAML or Protobuf by Content-Type) decoded into `kind`, defaults applied; unknown
+ * fields' paths go to `unknown`, a YAML body's duplicate keys (yaml.v2's messages) to `duplicates`.
+ */
+export async function readKind(req: IncomingMessage, kind: KindDefinition, catalog: Catalog, unknown?: string[], duplicates?: string[]): Promise<StoredObject> {
   const encoding = bodyEncoding(req.headers['content-type']);
   // A kind without a Protobuf form takes JSON and YAML only (kube: 415 naming them).
   if (encoding === 'protobuf' && !servesProtobuf(kind)) throw unsupportedMediaType(['application/json', 'application/yaml']);
-  const raw = parseBody(await readBody(req), encoding);
+  const raw = await parseBody(await readBody(req), encoding, duplicates ? { duplicateKeys: duplicates } : {});
   const obj = decodeInto(kind, catalog, raw, true, unknown);
   auditRequestObject(req, obj);
   return obj;
@@ -23,8 +26,9 @@ export async function readKind(req: IncomingMessage, kind: KindDefinition, catal
 export async function readObject(r: ResourceRequest, validation: FieldValidation = 'Ignore'): Promise<StoredObject> {
   if (validation === 'Ignore') return readKind(r.req, r.def, r.catalog);
   const unknown: string[] = [];
-  const obj = await readKind(r.req, r.def, r.catalog, unknown);
-  reportUnknownFields(r, validation, r.def, unknown);
+  const duplicates: string[] = [];
+  const obj = await readKind(r.req, r.def, r.catalog, unknown, duplicates);
+  reportUnknownFields(r, validation, r.def, unknown, duplicates);
   return obj;
 }
 
@@ -44,10 +48,16 @@ export function fieldValidationOf(r: ResourceRequest, kind: 'CreateOptions' | 'U
   return v === '' ? 'Warn' : (v as FieldValidation);
 }
 
-/** Strict: a 400 naming every unknown field (kube's strict decoding error); Warn: a warning each. */
-export function reportUnknownFields(r: ResourceRequest, validation: FieldValidation, kind: KindDefinition, unknown: readonly string[]): void {
-  if (unknown.length === 0 || validation === 'Ignore') return;
+/**
+ * Strict: a 400 naming every unknown field and YAML duplicate key (kube's strict decoding error:
+ * the YAML decoder's errors first, as one error); Warn: a warning each.
+ */
+export function reportUnknownFields(r: ResourceRequest, validation: FieldValidation, kind: KindDefinition, unknown: readonly string[], duplicates: readonly string[] = []): void {
+  if ((unknown.length === 0 && duplicates.length === 0) || validation === 'Ignore') return;
   const errs = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
-  if (validation === 'Strict') throw badRequest(`${kind.kind} in version ${JSON.stringify(kind.version)} cannot be handled as a ${kind.kind}: strict decoding error: ${errs.join(', ')}`);
-  for (const e of errs) r.scope.warn?.(e);
+  if (validation === 'Strict') {
+    if (duplicates.length > 0) errs.unshift(`yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+    throw badRequest(`${kind.kind} in version ${JSON.stringify(kind.version)} cannot be handled as a ${kind.kind}: strict decoding error: ${errs.join(', ')}`);
+  }
+  for (const e of [...duplicates, ...errs]) r.scope.warn?.(e);
 }

@@ -23,7 +23,7 @@ async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptionsBody>
   const body = await readBody(r.req);
   const errs: FieldError[] = [];
   if (body.length > 0 && body.toString('utf8').trim() !== '') {
-    const raw = parseBody(body, bodyEncoding(r.req.headers['content-type']));
+    const raw = await parseBody(body, bodyEncoding(r.req.headers['content-type']));
     if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: expected DeleteOptions');
     auditRequestObject(r.req, raw);
     if (raw['kind'] !== undefined && raw['kind'] !== 'DeleteOptions') {
