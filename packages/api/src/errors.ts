@@ -74,7 +74,9 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: this.continue ? { continue: this.continue } : {}, status: 'Failure', message: this.message, reason: this.reason };
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: this.continue ? { continue: this.continue } : {}, status: 'Failure', message: this.message };
+    // kube's StatusReasonUnknown is "", which its JSON omits (omitempty).
+    if (this.reason !== '') s.reason = this.reason;
     if (this.details) s.details = this.details;
     s.code = this.code;
     return s;
