@@ -319,3 +319,67 @@ describe('matchPolicy Equivalent: Events across groups', () => {
     assert.equal((await c().get(groupEvents(ns, 'c1'))).body.note, 'done (checked)');
   });
 });
+
+describe('the scale sub-resource of a custom resource', () => {
+  // kube admits a scale write as the `scale` sub-resource with autoscaling/v1 Scale objects:
+  // a webhook on gadgets/scale sees it (through every served version), one on gadgets does not.
+  answers['/scale-limit'] = (review) => (review.request.object?.spec?.replicas > 5 ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'at most 5 replicas' } } : { allowed: true });
+  answers['/scale-bump'] = (review) =>
+    review.request.object?.spec?.replicas === 3 ? { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'replace', path: '/spec/replicas', value: 4 }])).toString('base64') } : { allowed: true };
+  const gadgets = (ns: string, version: string, name = '', sub = ''): string => `/apis/${GROUP}/${version}/namespaces/${ns}/gadgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+  const mergePatch = (path: string, body: object) => c().request('PATCH', path, { body, headers: { 'content-type': 'application/merge-patch+json' } });
+  const specReplicas = async (ns: string, name: string): Promise<number> => (await c().get(gadgets(ns, 'v1', name))).body.spec.replicas;
+
+  before(async () => {
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } }, status: { type: 'object', properties: { replicas: { type: 'integer' } } } } } };
+    const subresources = { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+    const version = (name: string, storage: boolean): object => ({ name, served: true, storage, schema, subresources });
+    expectCode(
+      await c().post(CRDS, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `gadgets.${GROUP}` },
+        spec: { group: GROUP, scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, versions: [version('v1', true), version('v2', false)] },
+      }),
+      201,
+    );
+    for (const v of ['v1', 'v2']) await eventually(async () => (await c().get(gadgets('default', v))).status === 200, 15_000, `gadgets ${v} served`);
+  });
+
+  it('scale writes are admitted as gadgets/scale with Scale objects, never as writes of the gadget', async () => {
+    const ns = await namespace('scale');
+    await configure(false, 'eq-scale-validate', [
+      { name: 'scale-limit.eq.test', path: '/scale-limit', rules: [widgetRule('v1', ['gadgets/scale'], ['UPDATE'])], test: 'scale' },
+      { name: 'gadget-main.eq.test', path: '/gadget-main', rules: [widgetRule('v1', ['gadgets'])], test: 'scale' },
+    ]);
+    await configure(true, 'eq-scale-mutate', [{ name: 'scale-bump.eq.test', path: '/scale-bump', rules: [widgetRule('v1', ['gadgets/scale'], ['UPDATE'])], test: 'scale' }]);
+    expectCode(await c().post(gadgets(ns, 'v1'), { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g1' }, spec: { replicas: 1 } }), 201);
+    assert.equal(requestsTo('/gadget-main').filter((r) => r.name === 'g1' && r.operation === 'CREATE').length, 1);
+
+    // PUT of the Scale through v2: the v1 scale webhook sees a Scale, the request as made.
+    const scale = (await c().get(gadgets(ns, 'v2', 'g1', 'scale'))).body;
+    expectCode(await c().put(gadgets(ns, 'v2', 'g1', 'scale'), { ...scale, spec: { replicas: 2 } }), 200);
+    const seen = requestsTo('/scale-limit').filter((r) => r.name === 'g1');
+    assert.equal(seen.length, 1);
+    assert.deepEqual(seen[0].kind, gvk('autoscaling', 'v1', 'Scale'));
+    assert.deepEqual(seen[0].resource, gvr(GROUP, 'v1', 'gadgets'));
+    assert.equal(seen[0].subResource, 'scale');
+    assert.deepEqual(seen[0].requestKind, gvk('autoscaling', 'v1', 'Scale'));
+    assert.deepEqual(seen[0].requestResource, gvr(GROUP, 'v2', 'gadgets'));
+    assert.equal(seen[0].requestSubResource, 'scale');
+    assert.deepEqual([seen[0].object.kind, seen[0].object.spec.replicas, seen[0].oldObject.kind, seen[0].oldObject.spec.replicas], ['Scale', 2, 'Scale', 1]);
+    assert.equal(await specReplicas(ns, 'g1'), 2);
+
+    // A refusal of the Scale holds; a merge patch is admitted the same way.
+    expectStatus(await mergePatch(gadgets(ns, 'v1', 'g1', 'scale'), { spec: { replicas: 7 } }), 403, 'Forbidden', 'admission webhook "scale-limit.eq.test" denied the request: at most 5 replicas');
+    assert.equal(await specReplicas(ns, 'g1'), 2);
+    // The mutating webhook's patch of the Scale lands on the gadget.
+    const patched = await mergePatch(gadgets(ns, 'v1', 'g1', 'scale'), { spec: { replicas: 3 } });
+    expectCode(patched, 200);
+    assert.equal(patched.body.spec.replicas, 4);
+    assert.equal(await specReplicas(ns, 'g1'), 4);
+
+    // The gadget's own webhook saw none of the scale writes.
+    assert.equal(requestsTo('/gadget-main').filter((r) => r.name === 'g1' && r.operation === 'UPDATE').length, 0);
+  });
+});

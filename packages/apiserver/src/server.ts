@@ -139,7 +139,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   ]);
   const resourceHandler = withCustomResources(
     createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
-    { catalog, stores },
+    { catalog, stores, admission: config.admission },
   );
   const openapi = createOpenAPIHandler(catalog, {
     verbs: SERVED_VERBS,

@@ -37,10 +37,11 @@ import {
   getOwn,
   setMember,
 } from '@plinth/api';
+import { operationOptions, type AdmissionAttributes, type AdmissionChain } from '@plinth/admission';
 import { contextOf, type Handler } from '../context.js';
 import { targetOf } from '../handlers/target.js';
 import { PROTOBUF_MEDIA_TYPES, bodyEncoding, negotiate, type ResponseFormat } from '../negotiation.js';
-import { parseBody, parseJsonText, readBody, writeObject } from '../http.js';
+import { addWarning, parseBody, parseJsonText, readBody, writeObject } from '../http.js';
 import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import { now, type RequestScope, type ResourceStore } from '../registry/store.js';
 import { parseDryRun, parseFieldManager } from '../handlers/options.js';
@@ -54,6 +55,8 @@ const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+jso
 export interface CustomResourceHandlerDeps {
   catalog: Catalog;
   stores: ReadonlyMap<ResourceDefinition, ResourceStore>;
+  /** Admits scale writes as kube does: as the `scale` sub-resource with Scale objects. */
+  admission: AdmissionChain;
 }
 
 const mediaTypeOf = (header: string | undefined): string => (header ?? '').split(';')[0]!.trim().toLowerCase();
@@ -93,7 +96,15 @@ export function withCustomResources(next: Handler, deps: CustomResourceHandlerDe
       throw new StatusError({ code: e.code, reason: e.reason, message: 'create not allowed while custom resource definition is terminating', ...(e.details ? { details: e.details } : {}) });
     }
     if (target.subresource?.name === 'scale' && cr.scale) {
-      return serveScale(req, res, { def, store, scale: cr.scale, catalog: deps.catalog, name: target.name, scope: { user: user!, namespace: target.namespace } });
+      return serveScale(req, res, {
+        def,
+        store,
+        scale: cr.scale,
+        catalog: deps.catalog,
+        admission: deps.admission,
+        name: target.name,
+        scope: { user: user!, namespace: target.namespace, warn: (m) => addWarning(res, m) },
+      });
     }
     return next(req, res);
   };
@@ -224,6 +235,7 @@ interface ScaleRequest {
   store: ResourceStore;
   scale: CRDScale;
   catalog: Catalog;
+  admission: AdmissionChain;
   scope: RequestScope;
   name: string;
 }
@@ -238,7 +250,7 @@ type ScaleWrite = { kind: 'apply'; applied: Record<string, unknown>; force: bool
  * back into the parent's managedFields.
  */
 async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleRequest): Promise<void> {
-  const { def, store, scale, catalog, scope, name } = s;
+  const { def, store, scale, catalog, admission, scope, name } = s;
   const { info, query } = contextOf(req);
   const format = jsonFormat(req);
   if (info.verb === 'get') {
@@ -273,7 +285,25 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleReq
     write = { kind: 'update', next: () => body };
   }
   const parentApiVersion = apiVersionOf(def);
-  const out = await store.modify(scope, name, (obj) => {
+  // kube admits a scale write as the `scale` sub-resource with autoscaling/v1 Scale objects
+  // (never as a write of the custom resource): mutating admission on the new Scale before its
+  // replicas are copied, validating admission on the Scale of the object about to be stored.
+  const scaleAttrs = (object: StoredObject, oldObject: StoredObject): AdmissionAttributes => ({
+    operation: 'UPDATE',
+    resource: def,
+    subresource: 'scale',
+    namespace: scope.namespace,
+    name,
+    kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    object,
+    oldObject,
+    options: operationOptions('UPDATE', { dryRun, fieldManager: query.get('fieldManager') || undefined }),
+    user: scope.user,
+    dryRun,
+    ...(scope.warn ? { warn: scope.warn } : {}),
+  });
+  const validate = (next: StoredObject, existing: StoredObject): Promise<void> => admission.validate(scaleAttrs(scaleOf(next, scale), scaleOf(existing, scale)));
+  const out = await store.modify(scope, name, async (obj) => {
     const parentEntries = obj.metadata.managedFields;
     const old = scaleOf(obj, scale, true);
     const oldEntries = toScaleEntries(parentEntries, scale.specReplicasPath);
@@ -288,6 +318,7 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleReq
       if (wanted.metadata.name && wanted.metadata.name !== name) throw badRequest(`the name of the object (${wanted.metadata.name}) does not match the name on the URL (${name})`);
       wanted = scaleFields().update(old, wanted, { manager, apiVersion: SCALE_API_VERSION, time, subresource: 'scale' }) as StoredObject;
     }
+    await admission.admit(scaleAttrs(wanted, old));
     const rv = wanted.metadata.resourceVersion;
     if (rv && rv !== obj.metadata.resourceVersion) throw conflict(groupResourceOf(def), name, OPTIMISTIC_LOCK_MESSAGE);
     const replicas = (wanted['spec'] as { replicas?: number } | undefined)?.replicas ?? 0;
@@ -296,6 +327,6 @@ async function serveScale(req: IncomingMessage, res: ServerResponse, s: ScaleReq
     const entries = toParentEntries(parentEntries, wanted.metadata.managedFields, scale.specReplicasPath, parentApiVersion);
     if (entries.length > 0) obj.metadata.managedFields = entries;
     else delete obj.metadata.managedFields;
-  }, { dryRun });
+  }, { dryRun }, def.strategy, { validate });
   writeObject(req, res, query, 200, scaleOf(out, scale), format);
 }

@@ -55,6 +55,16 @@ export interface WriteOptions {
   fieldManager?: string;
 }
 
+/**
+ * Admission of a write that admission sees as another kind (a `scale` sub-resource: kube admits
+ * the Scale, not the object it is mapped onto). `modify` then runs no admission of the resource's
+ * own: the caller's mutate admits what it writes, and `validate` replaces validating admission.
+ */
+export interface SubresourceAdmission {
+  /** Validating admission of the write about to be stored (`next`) over `existing`. */
+  validate(next: StoredObject, existing: StoredObject): Promise<void>;
+}
+
 /** A PATCH: server-side apply of a partial object, or a patch function over the current object. */
 export type PatchOperation =
   | { kind: 'apply'; applied: StoredObject; force: boolean }
@@ -336,9 +346,10 @@ export class ResourceStore {
   async modify(
     scope: RequestScope,
     name: string,
-    mutate: (obj: StoredObject) => void,
+    mutate: (obj: StoredObject) => void | Promise<void>,
     opts: WriteOptions = {},
     strategy: ResourceStrategy = this.def.strategy,
+    admission?: SubresourceAdmission,
   ): Promise<StoredObject> {
     let out: StoredObject;
     try {
@@ -346,8 +357,8 @@ export class ResourceStore {
         if (!existing) throw notFound(groupResourceOf(this.def), name);
         existing = this.#read(existing);
         const next = structuredClone(existing);
-        mutate(next);
-        return this.#prepareUpdate(scope, name, next, existing, opts, strategy);
+        await mutate(next);
+        return this.#prepareUpdate(scope, name, next, existing, opts, strategy, admission);
       }, { dryRun: !!opts.dryRun });
     } catch (e) {
       throw toStatusError(e, this.def, name);
@@ -580,8 +591,16 @@ export class ResourceStore {
    * resourceVersion check, BeforeUpdate (namespace, system fields, strategy, validation) and
    * validating admission (kube's generic Store.Update).
    */
-  async #prepareUpdate(scope: RequestScope, name: string, next: StoredObject, existing: StoredObject, opts: WriteOptions, strategy: ResourceStrategy): Promise<StoredObject> {
-    await this.#admit('UPDATE', scope, next, existing, opts, strategy);
+  async #prepareUpdate(
+    scope: RequestScope,
+    name: string,
+    next: StoredObject,
+    existing: StoredObject,
+    opts: WriteOptions,
+    strategy: ResourceStrategy,
+    admission?: SubresourceAdmission,
+  ): Promise<StoredObject> {
+    if (!admission) await this.#admit('UPDATE', scope, next, existing, opts, strategy);
     await this.#guard('UPDATE', scope, name, next, existing);
     const meta = next.metadata;
     const old = existing.metadata;
@@ -613,7 +632,8 @@ export class ResourceStore {
       ...(strategy.validateUpdate?.(next, existing) ?? []),
     ];
     if (errs.length > 0) throw invalid(groupKindOf(this.def), old.name!, errs);
-    await this.#validateAdmission('UPDATE', scope, next, existing, opts, undefined, strategy);
+    if (admission) await admission.validate(next, existing);
+    else await this.#validateAdmission('UPDATE', scope, next, existing, opts, undefined, strategy);
     return next;
   }
 
