@@ -1841,7 +1841,8 @@ function statusProblems(v: unknown, code: number): string[] {
   if (v['apiVersion'] !== 'v1') problems.push(`apiVersion is ${JSON.stringify(v['apiVersion'])}, not "v1"`);
   if (v['status'] !== 'Failure') problems.push(`status is ${JSON.stringify(v['status'])}, not "Failure"`);
   if (v['code'] !== code) problems.push(`code ${JSON.stringify(v['code'])} is not the HTTP status ${code}`);
-  if (typeof v['reason'] !== 'string') problems.push('reason is missing');
+  // kube omits an unknown reason (""); a present one is a non-empty string.
+  if (v['reason'] !== undefined && (typeof v['reason'] !== 'string' || v['reason'] === '')) problems.push(`reason is ${JSON.stringify(v['reason'])}`);
   return problems;
 }
 
