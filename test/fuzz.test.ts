@@ -43,6 +43,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { usePlinth } from './harness.js';
+import { Rng } from './rng.js';
 import { startProbe, startSlowClients, watchPrototypes } from './fuzz-pressure.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -96,48 +97,6 @@ const DEEP = 'FUZZ_DEEP_SENTINEL';
 // ---------------------------------------------------------------------------------------------
 
 type Weighted<T> = ReadonlyArray<readonly [number, T]>;
-
-class Rng {
-  #state: number;
-
-  constructor(seed: number) {
-    this.#state = seed >>> 0;
-  }
-
-  next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
-  }
-
-  weighted<T>(entries: Weighted<T>): T {
-    let roll = this.next() * entries.reduce((sum, [w]) => sum + w, 0);
-    for (const [w, v] of entries) {
-      roll -= w;
-      if (roll < 0) return v;
-    }
-    return entries[entries.length - 1]![1];
-  }
-
-  bytes(n: number): Buffer {
-    const b = Buffer.alloc(n);
-    for (let i = 0; i < n; i++) b[i] = this.int(256);
-    return b;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A raw HTTPS client: the path goes on the wire exactly as generated (no URL normalisation)

@@ -30,6 +30,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { encodeProtobuf } from '@plinth/apiserver';
 import { eventually, tempDir, usePlinth, type Response } from './harness.js';
 import { Pki } from './auth-fixtures.js';
+import { Rng as BaseRng } from './rng.js';
 
 const SEED = process.env['PLINTH_PROTO_FUZZ_SEED'] ? Number(process.env['PLINTH_PROTO_FUZZ_SEED']) >>> 0 : randomInt(0, 2 ** 32);
 const COUNT = Number(process.env['PLINTH_PROTO_FUZZ_COUNT']) > 0 ? Number(process.env['PLINTH_PROTO_FUZZ_COUNT']) : 400;
@@ -87,26 +88,7 @@ function prototypeDamage(): string | undefined {
 // Randomness
 // ---------------------------------------------------------------------------------------------
 
-class Rng {
-  #s: number;
-  constructor(seed: number) {
-    this.#s = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.#s = (this.#s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
-  }
+class Rng extends BaseRng {
   key(): string {
     return this.chance(0.8) ? this.pick(KEYS) : this.pick(MORE_KEYS);
   }
