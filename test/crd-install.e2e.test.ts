@@ -84,7 +84,6 @@ describe('installing real CRDs and ClusterRoles with validating clients', () => 
     assert.equal(o(o(props['dependencies'])['additionalProperties'])['$ref'], '#/definitions/io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray');
     for (const name of ['JSON', 'JSONSchemaPropsOrArray', 'JSONSchemaPropsOrBool', 'JSONSchemaPropsOrStringArray']) {
       const def = o(defs[`io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.${name}`]);
-      assert.equal(typeof def['description'], 'string', name);
       assert.equal(def['type'], undefined, `${name} has no type`);
     }
     const v3 = await env.plinth.client.get('/openapi/v3/apis/apiextensions.k8s.io/v1');
@@ -92,7 +91,8 @@ describe('installing real CRDs and ClusterRoles with validating clients', () => 
     const schemas = o(o(v3.body.components)['schemas']);
     assert.equal(o(schemas[JSON_DEF])['type'], undefined);
     const v3props = o(o(schemas['io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps'])['properties']);
-    assert.deepEqual(o(v3props['enum'])['items'], { $ref: `#/components/schemas/${JSON_DEF}` });
+    // v3 carries kube-openapi's enforced default of a struct element, beside the wrapped $ref.
+    assert.deepEqual(o(v3props['enum'])['items'], { allOf: [{ $ref: `#/components/schemas/${JSON_DEF}` }], default: {} });
   });
 
   it('kubectl apply -f installs a CRD with string enums, scalar defaults and examples', async () => {

@@ -35,6 +35,8 @@ interface ModuleSource {
 
 interface Sources {
   kubernetes: string;
+  /** Types wanted though no kind registers them (`<package path>.<type>`). */
+  roots?: { types: string[] };
   modules: ModuleSource[];
 }
 
@@ -488,6 +490,7 @@ for (const pkg of [...packages.values()].sort((a, b) => (a.path < b.path ? -1 : 
 }
 // The Protobuf envelope.
 want({ pkg: 'k8s.io/apimachinery/pkg/runtime', name: 'Unknown' });
+for (const key of sources.roots?.types ?? []) want({ pkg: key.slice(0, key.lastIndexOf('.')), name: key.slice(key.lastIndexOf('.') + 1) });
 
 const definitions: Record<string, DefinitionFacts> = {};
 while (queue.length > 0) {

@@ -1,7 +1,9 @@
 /**
  * The resource catalog: everything plinth knows about one served type lives in its
- * `ResourceDefinition` — discovery facts, schema, defaulting, validation and the REST strategy.
- * Handlers, discovery and (later) OpenAPI, apply and Table read the same entry.
+ * `ResourceDefinition` — discovery facts, schema, defaulting, validation, the REST strategy, Table
+ * columns and field selectors. Built-in definitions are written as one module per resource
+ * (`groups/<group>/<resource>.ts`, `defineResource`); their schemas come from the pinned schema
+ * source (`kube-schema/`). Handlers, discovery, OpenAPI, Protobuf, apply and Table read the same entry.
  */
 import { createHash } from 'node:crypto';
 import type { FieldError } from './field-errors.js';
@@ -10,6 +12,7 @@ import type { Schema } from './schema.js';
 import type { StoredObject } from './types.js';
 import type { GroupKind, GroupResource } from './errors.js';
 import type { TableDefinition } from './tables.js';
+import type { FieldSelectorDefinition } from './selectors/fields.js';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -54,9 +57,15 @@ export interface KindDefinition {
   group: string;
   version: string;
   kind: string;
-  /** The OpenAPI schema of the kind, without apiVersion/kind/metadata (added by the catalog). */
+  /**
+   * The schema of the kind. A built-in kind's is its definition in the schema source (apiVersion,
+   * kind and metadata included); a custom resource's is its version's openAPIV3Schema, without
+   * apiVersion/kind/metadata (added where it is used).
+   */
   schema: Schema;
   strategy: ResourceStrategy;
+  /** plinth's own one-line text about the kind, published in OpenAPI (no kube prose is copied). */
+  description?: string;
   /**
    * A custom resource (kube's unstructured decoding): a body keeps every field — only apiVersion,
    * kind and metadata are decoded as typed — and the strategy prunes, defaults and validates it
@@ -153,6 +162,8 @@ export interface ResourceDefinition extends KindDefinition {
   returnDeletedObject: boolean;
   /** Table columns for `kubectl get` (kube's printer); the default Name/Created At when absent. */
   table?: TableDefinition;
+  /** The version's field selectors (kube's field label conversion and selectable fields). */
+  fieldSelector?: FieldSelectorDefinition;
   /** Absent for the storage version itself; see VersionConversion. */
   conversion?: VersionConversion;
   deprecation?: Deprecation;

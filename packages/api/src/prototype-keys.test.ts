@@ -10,7 +10,8 @@ import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError }
 import { conform, type Schema } from './schema.js';
 import { FieldManager } from './managedfields/index.js';
 import { compileVersionSchema } from './apiextensions/compile.js';
-import { metaDefinitions } from './meta-schema.js';
+import { OBJECT_META } from './kube-schema/source.js';
+import { builtinDefinitions } from './kube-schema/definitions.js';
 import { cloneJson, getOwn, hasOwn, setMember } from './json.js';
 
 const j = (text: string): unknown => JSON.parse(text);
@@ -55,17 +56,17 @@ describe('patches', () => {
   });
 
   it('strategic merge patch: the same, and the schema lookup sees only declared properties', () => {
-    const schema: Schema = { type: 'object', properties: { metadata: { $ref: 'ObjectMeta' }, data: { type: 'object', additionalProperties: { type: 'string' } } } };
-    const out = applyStrategicMergePatch(doc, j('{"metadata":{"__proto__":{"retryAfterSeconds":7},"$setElementOrder/constructor":[]},"data":{"__proto__":"s","$retainKeys":["__proto__"]}}'), schema, new Map(Object.entries(metaDefinitions)));
+    const schema: Schema = { type: 'object', properties: { metadata: { $ref: OBJECT_META }, data: { type: 'object', additionalProperties: { type: 'string' } } } };
+    const out = applyStrategicMergePatch(doc, j('{"metadata":{"__proto__":{"retryAfterSeconds":7},"$setElementOrder/constructor":[]},"data":{"__proto__":"s","$retainKeys":["__proto__"]}}'), schema, builtinDefinitions());
     assert.equal(JSON.stringify(out), '{"metadata":{"name":"a","__proto__":{"retryAfterSeconds":7}},"data":{"__proto__":"s"}}');
   });
 });
 
 describe('decoding and server-side apply', () => {
-  const defs = new Map(Object.entries(metaDefinitions));
+  const defs = builtinDefinitions();
   const schema: Schema = {
     type: 'object',
-    properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: 'ObjectMeta' }, data: { type: 'object', additionalProperties: { type: 'string' } } },
+    properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: OBJECT_META }, data: { type: 'object', additionalProperties: { type: 'string' } } },
   };
 
   it('conform drops such members of structs and keeps them in maps', () => {

@@ -10,8 +10,10 @@ import { MicroTimeError, canonicalMicroTime } from './microtime.js';
 import { setMember } from './json.js';
 import { conformNumber, isAnyJsonNumber, numberLiteral, type GoNumberKind } from './number-codec.js';
 
-/** The `x-go-type` that marks a metav1.MicroTime string. */
+/** The Go type that marks a metav1.MicroTime string. */
 export const MICRO_TIME = 'v1.MicroTime';
+/** The Go type that marks a resource.Quantity (a string, or a JSON number kube reads as one). */
+export const QUANTITY = 'resource.Quantity';
 
 export interface Schema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -40,15 +42,18 @@ export interface Schema {
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
   'x-kubernetes-patch-strategy'?: string;
   'x-kubernetes-patch-merge-key'?: string;
-  /** Go type name, used only in decode error messages. */
-  'x-go-type'?: string;
   /**
-   * A Go pointer. To a string (`*string`): an empty string is a value and is kept, where a plain
-   * `string` with omitempty drops it (Lease `spec.holderIdentity`). To a struct (`*AggregationRule`):
-   * the kind's empty object leaves it out, where a struct value is `{}` (ClusterRole
-   * `aggregationRule`, Event `series`).
+   * The Go type, as Go names it in decode errors (`v1.ObjectReference`, `v1.ResourceList`); from
+   * the schema source (kube-schema/), never published.
    */
-  'x-go-pointer'?: boolean;
+  goType?: string;
+  /**
+   * A Go pointer (from the schema source). To a string (`*string`): an empty string is a value and
+   * is kept, where a plain `string` with omitempty drops it (Lease `spec.holderIdentity`). To a
+   * struct (`*AggregationRule`): the kind's empty object leaves it out, where a struct value is
+   * `{}` (ClusterRole `aggregationRule`, Event `series`).
+   */
+  goPointer?: boolean;
 }
 
 export const s = {
@@ -58,7 +63,7 @@ export const s = {
   bytes: (description?: string): Schema => ({ type: 'string', format: 'byte', ...(description ? { description } : {}) }),
   time: (description?: string): Schema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) }),
   /** metav1.MicroTime: six fractional digits exactly, stored in UTC (see microtime.ts). */
-  microTime: (description?: string): Schema => ({ type: 'string', format: 'date-time', 'x-go-type': MICRO_TIME, ...(description ? { description } : {}) }),
+  microTime: (description?: string): Schema => ({ type: 'string', format: 'date-time', goType: MICRO_TIME, ...(description ? { description } : {}) }),
   arr: (items: Schema, extra: Partial<Schema> = {}): Schema => ({ type: 'array', items, ...extra }),
   map: (value: Schema, extra: Partial<Schema> = {}): Schema => ({ type: 'object', additionalProperties: value, ...extra }),
   obj: (properties: Record<string, Schema>, extra: Partial<Schema> = {}): Schema => ({ type: 'object', properties, ...extra }),
@@ -79,16 +84,22 @@ export class DecodeError extends Error {}
 
 export type Definitions = ReadonlyMap<string, Schema>;
 
+/** resource.ParseQuantity's error for what is no quantity. */
+const QUANTITY_SYNTAX = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
-function goType(schema: Schema): string {
-  if (schema['x-go-type']) return schema['x-go-type'];
-  if (schema.$ref) return schema.$ref;
+/** Types whose Go UnmarshalJSON reads a JSON string first: a wrong type is reported as `string`. */
+const STRING_DECODED = new Set(['v1.Time', MICRO_TIME, 'v1.Duration']);
+
+function goType(schema: Schema, defs: Definitions): string {
+  const named = schema.goType ?? (schema.$ref ? defs.get(schema.$ref)?.goType ?? schema.$ref : undefined);
+  if (named) return STRING_DECODED.has(named) ? 'string' : named;
   switch (schema.type) {
     case 'array':
-      return `[]${schema.items ? goType(schema.items) : 'interface {}'}`;
+      return `[]${schema.items ? goType(schema.items, defs) : 'interface {}'}`;
     case 'object':
-      return schema.additionalProperties ? `map[string]${goType(schema.additionalProperties)}` : 'struct';
+      return schema.additionalProperties ? `map[string]${goType(schema.additionalProperties, defs)}` : 'struct';
     case 'integer':
       return schema.format === 'int64' ? 'int64' : 'int32';
     case 'number':
@@ -127,7 +138,7 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
   }
   if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) return value;
   const mismatch = (): DecodeError =>
-    new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${where} of type ${goType(schema)}`);
+    new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${where} of type ${goType(schema, defs)}`);
   // kube's strconv into the field's kind: the literal in the message (number-codec.ts).
   const typedNumber = (kind: GoNumberKind): number | bigint => {
     if (!isAnyJsonNumber(value)) throw mismatch();
@@ -139,10 +150,17 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
     // IntOrString decodes a number into its int32.
     return typeof value === 'string' ? value : typedNumber('int32');
   }
+  if (sch.goType === QUANTITY) {
+    // resource.Quantity's UnmarshalJSON takes a string or a bare number; its syntax is checked by
+    // validation (kube's parse happens here, with the regular-expression message).
+    if (typeof value === 'string') return value;
+    if (isAnyJsonNumber(value)) return numberLiteral(value);
+    throw new DecodeError(QUANTITY_SYNTAX);
+  }
   switch (sch.type) {
     case 'string':
       if (typeof value !== 'string') throw mismatch();
-      if (sch['x-go-type'] === MICRO_TIME || schema['x-go-type'] === MICRO_TIME) {
+      if (sch.goType === MICRO_TIME || schema.goType === MICRO_TIME) {
         try {
           return canonicalMicroTime(value);
         } catch (e) {
@@ -211,7 +229,7 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
  * scalars stay (pointer fields keep `false` and `0`).
  */
 function omittedWhenEmpty(value: unknown, schema: Schema, defs: Definitions): boolean {
-  if (value === '') return !schema['x-go-pointer'];
+  if (value === '') return !schema.goPointer;
   if (Array.isArray(value)) return value.length === 0;
   if (!isPlainObject(value)) return false;
   let sch = schema;

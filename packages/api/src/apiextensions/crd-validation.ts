@@ -8,7 +8,7 @@
 import { type FieldError, fieldErr, GoLiteral, goStringSlice } from '../field-errors.js';
 import { isPlainObject, type StoredObject } from '../types.js';
 import { isDNS1123Subdomain } from '../validation.js';
-import { isDNS1035Label, validateWebhookURL } from '../resources/admissionregistration.js';
+import { isDNS1035Label, validateWebhookURL } from '../groups/admissionregistration/webhooks.js';
 import { goValue } from './gofmt.js';
 import { hasOwn } from '../json.js';
 import { schemaHas, validateDefaults, validateOpenAPISchema, validateStructural } from './schema-validation.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrorString } from '../field-errors.js';
 import type { StoredObject } from '../types.js';
-import { customresourcedefinitions as crds, customResourceDefinitionStatusStrategy } from './crd.js';
+import { customresourcedefinitions as crds, customResourceDefinitionStatusStrategy } from '../groups/apiextensions/customresourcedefinitions.js';
 
 type Obj = Record<string, unknown>;
 
@@ -28,7 +28,8 @@ test('the resource entry is kube 1.24\'s', () => {
   assert.equal(crds.namespaced, false);
   assert.deepEqual(crds.shortNames, ['crd', 'crds']);
   assert.deepEqual(crds.categories, ['api-extensions']);
-  assert.deepEqual(crds.table?.columns.map((c) => c.name), ['Name', 'Created At']);
+  // No printer of its own: the default table (Name, Created At).
+  assert.equal(crds.table, undefined);
   assert.deepEqual(crds.subresources.map((s) => s.name), ['status']);
 });
 

@@ -1,12 +1,7 @@
-/** apiextensions.k8s.io: CustomResourceDefinitions and the compiled schemas of custom resources. */
+/**
+ * apiextensions.k8s.io's library: CustomResourceDefinition validation and the compiled schemas of
+ * custom resources. The customresourcedefinitions resource is groups/apiextensions/.
+ */
 export { type CompiledVersionSchema, compileVersionSchema } from './compile.js';
 export { compareKubeAwareVersions } from './version.js';
-export {
-  APIEXTENSIONS_GROUP,
-  customresourcedefinitions,
-  customResourceDefinitionStrategy,
-  customResourceDefinitionStatusStrategy,
-  defaultCRD,
-} from './crd.js';
-export { apiextensionsDefinitions, customResourceDefinitionSchema } from './crd-schema.js';
 export { KUBE_API_APPROVED_ANNOTATION, validateCRD, validateCRDSpec, validateCRDStatus, validateCRDUpdate, validateStoredVersions } from './crd-validation.js';

@@ -10,7 +10,7 @@
 import { type FieldError, fieldErr } from '../field-errors.js';
 import { isPlainObject, type ObjectMeta } from '../types.js';
 import { stringifyJson } from '../number-codec.js';
-import { isDNS1035Label } from '../resources/admissionregistration.js';
+import { isDNS1035Label } from '../groups/admissionregistration/webhooks.js';
 import { nameIsPathSegment, validateObjectMeta } from '../validation.js';
 import { goValue } from './gofmt.js';
 import { hasOwn, setMember } from '../json.js';
@@ -455,7 +455,6 @@ function nonUnique(items: readonly unknown[]): number[] {
   });
   return out;
 }
-
 
 function validateListMap(items: unknown[], s: StructuralNode, path: string, errs: FieldError[]): void {
   for (let i = 0; i < items.length; i++) {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../errors.js';
-import { metaDefinitions } from '../meta-schema.js';
+import { builtinDefinitions } from '../kube-schema/definitions.js';
 import type { Schema } from '../schema.js';
-import { clusterrolebindings, namespaces, resourceDefinitions, serviceaccounts } from '../resources/index.js';
+import { clusterrolebindings, namespaces, serviceaccounts } from '../groups/index.js';
 import type { ManagedFieldsEntry } from '../types.js';
 import { FieldManager, type KubeJSON } from './managed-fields.js';
 
-const defs = new Map<string, Schema>(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
+const defs = builtinDefinitions();
 const fm = new FieldManager({ schema: serviceaccounts.schema, defs });
 const T1 = '2024-01-01T00:00:01Z';
 const T2 = '2024-01-01T00:00:02Z';

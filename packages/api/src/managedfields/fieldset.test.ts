@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { metaDefinitions } from '../meta-schema.js';
+import { builtinDefinitions } from '../kube-schema/definitions.js';
 import type { Schema } from '../schema.js';
-import { resourceDefinitions, serviceaccounts } from '../resources/index.js';
+import { serviceaccounts } from '../groups/index.js';
 import { FieldSet, fieldPE, indexPE, keyPE, pathOf, pathString, serializePE, valuePE } from './fieldset.js';
 import { TypedSchema, compareObjects, fieldSetOf, removeItems } from './typed.js';
 
-const defs = new Map<string, Schema>(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
+const defs = builtinDefinitions();
 
 const sa = {
   apiVersion: 'v1',

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { metaDefinitions } from '../meta-schema.js';
+import { builtinDefinitions } from '../kube-schema/definitions.js';
 import type { Schema } from '../schema.js';
-import { namespaces, resourceDefinitions, serviceaccounts } from '../resources/index.js';
+import { namespaces, serviceaccounts } from '../groups/index.js';
 import type { ManagedFieldsEntry } from '../types.js';
 import { FieldManager, type KubeJSON, defaultManagerFromUserAgent, validateManager } from './managed-fields.js';
 import { type Path, fieldPE, keyPE } from './fieldset.js';
 import { TypedSchema, compareObjects, mergeObjects } from './typed.js';
 
-const defs = new Map<string, Schema>(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
+const defs = builtinDefinitions();
 const fm = new FieldManager({ schema: serviceaccounts.schema, defs });
 const T1 = '2024-01-01T00:00:01Z';
 const T2 = '2024-01-01T00:00:02Z';

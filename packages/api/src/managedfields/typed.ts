@@ -4,7 +4,7 @@
  * `RemoveItems` (typed/remove.go). The type of a node comes from the plinth `Schema`, read the way
  * kube-openapi's schemaconv reads OpenAPI extensions.
  */
-import { metaDefinitions } from '../meta-schema.js';
+import { OBJECT_META } from '../kube-schema/source.js';
 import type { Definitions, Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
 import { getOwn, hasOwn, jsonEqual, setMember } from '../json.js';
@@ -33,7 +33,7 @@ export class TypedSchema {
     if (props && !hasOwn(props, 'metadata')) {
       this.root = {
         ...schema,
-        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: 'ObjectMeta' }, ...props },
+        properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { $ref: OBJECT_META }, ...props },
       };
     } else {
       this.root = schema;
@@ -42,7 +42,7 @@ export class TypedSchema {
 
   #deref(schema: Schema): Schema | undefined {
     let s: Schema | undefined = schema;
-    for (let i = 0; s?.$ref && i < 32; i++) s = this.#defs.get(s.$ref) ?? metaDefinitions[s.$ref];
+    for (let i = 0; s?.$ref && i < 32; i++) s = this.#defs.get(s.$ref);
     return s;
   }
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { metaDefinitions } from '../meta-schema.js';
-import { resourceDefinitions, clusterrolebindings, serviceaccounts } from '../resources/index.js';
+import { builtinDefinitions } from '../kube-schema/definitions.js';
+import { clusterrolebindings, serviceaccounts } from '../groups/index.js';
 import { type Schema, s } from '../schema.js';
 import { PatchError } from './errors.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
@@ -309,10 +309,9 @@ describe('applyStrategicMergePatch: directives and errors', () => {
 });
 
 describe('applyStrategicMergePatch: served kinds', () => {
-  const defs = new Map(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
-  const withMeta = (schema: Schema): Schema => ({ ...schema, properties: { ...schema.properties, metadata: s.ref('ObjectMeta') } });
-  const sa = withMeta(serviceaccounts.schema);
-  const crb = withMeta(clusterrolebindings.schema);
+  const defs = builtinDefinitions();
+  const sa = serviceaccounts.schema;
+  const crb = clusterrolebindings.schema;
   const base = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'ns', labels: { a: '1' }, finalizers: ['x/a'] }, secrets: [{ name: 'a' }] };
 
   it('ServiceAccount secrets merge by name: a new secret is added (kube puts it first)', () => {
@@ -390,8 +389,8 @@ function within<T>(ms: number, fn: () => T): T {
 
 describe('applyStrategicMergePatch: large lists merge in linear time with the same results', () => {
   const BOUND_MS = 3000;
-  const defs = new Map(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
-  const sa = { ...serviceaccounts.schema, properties: { ...serviceaccounts.schema.properties, metadata: s.ref('ObjectMeta') } };
+  const defs = builtinDefinitions();
+  const sa = serviceaccounts.schema;
   const N = 20_000;
   const refs = (ns: number[]): Array<{ name: string }> => ns.map((i) => ({ name: `secret-${i}` }));
   const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);

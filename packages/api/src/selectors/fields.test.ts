@@ -10,6 +10,7 @@ import {
   validateFieldSelector,
 } from './fields.js';
 import * as barrel from './index.js';
+import { clusterroles, configmaps, namespaces, secrets, serviceaccounts } from '../groups/index.js';
 
 function parseErr(text: string): string {
   try {
@@ -112,66 +113,66 @@ describe('FieldSelector behaviour', () => {
 
 describe('objectFieldSet', () => {
   it('secrets', () => {
-    assert.deepEqual(objectFieldSet('secrets', { metadata: { name: 's', namespace: 'ns' }, type: 'kubernetes.io/tls' }), {
+    assert.deepEqual(objectFieldSet(secrets, { metadata: { name: 's', namespace: 'ns' }, type: 'kubernetes.io/tls' }), {
       'metadata.name': 's',
       'metadata.namespace': 'ns',
       type: 'kubernetes.io/tls',
     });
-    assert.equal(objectFieldSet('secrets', { metadata: { name: 's', namespace: 'ns' } })['type'], '');
+    assert.equal(objectFieldSet(secrets, { metadata: { name: 's', namespace: 'ns' } })['type'], '');
   });
   it('namespaces (cluster-scoped)', () => {
-    assert.deepEqual(objectFieldSet('namespaces', { metadata: { name: 'kube-system' }, status: { phase: 'Active' } }), {
+    assert.deepEqual(objectFieldSet(namespaces, { metadata: { name: 'kube-system' }, status: { phase: 'Active' } }), {
       'metadata.name': 'kube-system',
       'status.phase': 'Active',
       name: 'kube-system',
     });
-    assert.equal(objectFieldSet('namespaces', { metadata: { name: 'x' } })['status.phase'], '');
+    assert.equal(objectFieldSet(namespaces, { metadata: { name: 'x' } })['status.phase'], '');
   });
   it('serviceaccounts and unknown resources get the default attrs', () => {
-    assert.deepEqual(objectFieldSet('serviceaccounts', { metadata: { name: 'default', namespace: 'ns' }, secrets: [] }), {
+    assert.deepEqual(objectFieldSet(serviceaccounts, { metadata: { name: 'default', namespace: 'ns' }, secrets: [] }), {
       'metadata.name': 'default',
       'metadata.namespace': 'ns',
     });
-    assert.deepEqual(objectFieldSet('clusterroles', { metadata: { name: 'view' } }), { 'metadata.name': 'view' });
-    assert.deepEqual(objectFieldSet('configmaps', { metadata: { name: 'c' } }, true), {
+    assert.deepEqual(objectFieldSet(clusterroles, { metadata: { name: 'view' } }), { 'metadata.name': 'view' });
+    assert.deepEqual(objectFieldSet(configmaps, { metadata: { name: 'c' } }, true), {
       'metadata.name': 'c',
       'metadata.namespace': '',
     });
   });
   it('works end to end with a parsed selector', () => {
     const sel = parseFieldSelector('type=Opaque,metadata.namespace=ns');
-    validateFieldSelector('secrets', sel);
-    assert.equal(sel.matches(objectFieldSet('secrets', { metadata: { name: 's', namespace: 'ns' }, type: 'Opaque' })), true);
-    assert.equal(sel.matches(objectFieldSet('secrets', { metadata: { name: 's', namespace: 'ns' }, type: 'x' })), false);
+    validateFieldSelector(secrets, sel);
+    assert.equal(sel.matches(objectFieldSet(secrets, { metadata: { name: 's', namespace: 'ns' }, type: 'Opaque' })), true);
+    assert.equal(sel.matches(objectFieldSet(secrets, { metadata: { name: 's', namespace: 'ns' }, type: 'x' })), false);
   });
 });
 
 describe('validateFieldSelector', () => {
   it('accepts supported fields', () => {
-    validateFieldSelector('secrets', parseFieldSelector('type=a,metadata.name=b,metadata.namespace=c'));
-    validateFieldSelector('namespaces', parseFieldSelector('status.phase=Active,metadata.name=x'));
-    validateFieldSelector('serviceaccounts', parseFieldSelector('metadata.name=a,metadata.namespace=b'));
-    validateFieldSelector('configmaps', parseFieldSelector(''));
+    validateFieldSelector(secrets, parseFieldSelector('type=a,metadata.name=b,metadata.namespace=c'));
+    validateFieldSelector(namespaces, parseFieldSelector('status.phase=Active,metadata.name=x'));
+    validateFieldSelector(serviceaccounts, parseFieldSelector('metadata.name=a,metadata.namespace=b'));
+    validateFieldSelector(configmaps, parseFieldSelector(''));
   });
   it('rejects with the conversion func message', () => {
-    assert.throws(() => validateFieldSelector('secrets', parseFieldSelector('spec.x=1')), {
+    assert.throws(() => validateFieldSelector(secrets, parseFieldSelector('spec.x=1')), {
       name: 'SelectorParseError',
       message: 'field label not supported: spec.x',
     });
-    assert.throws(() => validateFieldSelector('namespaces', parseFieldSelector('metadata.namespace=x')), {
+    assert.throws(() => validateFieldSelector(namespaces, parseFieldSelector('metadata.namespace=x')), {
       message: 'field label not supported: metadata.namespace',
     });
-    assert.throws(() => validateFieldSelector('namespaces', parseFieldSelector('name=x')), {
+    assert.throws(() => validateFieldSelector(namespaces, parseFieldSelector('name=x')), {
       message: 'field label not supported: name',
     });
   });
   it('rejects with the default conversion message', () => {
-    assert.throws(() => validateFieldSelector('serviceaccounts', parseFieldSelector('secrets=x')), {
+    assert.throws(() => validateFieldSelector(serviceaccounts, parseFieldSelector('secrets=x')), {
       message: '"secrets" is not a known field selector: only "metadata.name", "metadata.namespace"',
     });
   });
   it('reports the first unsupported field in kube order', () => {
-    assert.throws(() => validateFieldSelector('secrets', parseFieldSelector('z=1,b=2,type=x')), {
+    assert.throws(() => validateFieldSelector(secrets, parseFieldSelector('z=1,b=2,type=x')), {
       message: 'field label not supported: b',
     });
   });

@@ -153,200 +153,92 @@ export interface FieldSetSource {
   [field: string]: unknown;
 }
 
-export interface FieldSelectorRules {
+/**
+ * A served version's field selectors, as its resource module declares them (kube's
+ * AddFieldLabelConversionFunc of the version and the storage's GetAttrs / ToSelectableFields).
+ */
+export interface FieldSelectorDefinition {
   /**
-   * Field labels accepted by the resource's conversion func; undefined means
-   * the resource has none and kube's DefaultMetaV1FieldSelectorConversion
-   * applies (metadata.name and metadata.namespace only, with its own message).
+   * The field labels the version accepts, each with the storage version's name for it (the same
+   * name, but for a version that names fields otherwise: events.k8s.io/v1 `regarding.name` is
+   * `involvedObject.name`). Absent: kube's DefaultMetaV1FieldSelectorConversion (metadata.name
+   * and metadata.namespace only, with its own message).
    */
-  readonly supported?: ReadonlySet<string>;
-  /** Adds resource-specific fields to the metadata fields. */
-  readonly extra?: (obj: FieldSetSource, out: Record<string, string>) => void;
+  readonly labels?: ReadonlyMap<string, string>;
+  /** Adds the resource's own selectable fields to the metadata fields (on the storage version). */
+  readonly fields?: (obj: FieldSetSource, out: Record<string, string>) => void;
+}
+
+/** What the field selector functions read of a resource definition. */
+export interface FieldSelectorTarget {
+  readonly fieldSelector?: FieldSelectorDefinition | undefined;
+}
+
+/**
+ * The `labels` of a FieldSelectorDefinition: a list of labels the storage names alike, or a map
+ * from each label to the storage's.
+ */
+export function fieldLabels(labels: readonly string[] | Readonly<Record<string, string>>): ReadonlyMap<string, string> {
+  return new Map(Array.isArray(labels) ? labels.map((l: string) => [l, l] as const) : Object.entries(labels));
 }
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-function child(v: unknown, key: string): unknown {
-  return v !== null && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
-}
-
-const rules = new Map<string, FieldSelectorRules>([
-  // SecretToSelectableFields; AddFieldLabelConversionsForSecret.
-  ['secrets', {
-    supported: new Set(['type', 'metadata.namespace', 'metadata.name']),
-    extra: (obj, out) => { out['type'] = str(obj['type']); },
-  }],
-  // NamespaceToSelectableFields (incl. kube's backward-compatible "name" key,
-  // unreachable through the v1 conversion func); AddFieldLabelConversionsForNamespace.
-  ['namespaces', {
-    supported: new Set(['status.phase', 'metadata.name']),
-    extra: (obj, out) => {
-      out['status.phase'] = str(child(obj['status'], 'phase'));
-      out['name'] = str(child(obj['metadata'], 'name'));
-    },
-  }],
-  // ServiceAccounts, ConfigMaps, Leases: no conversion func, default attrs only.
-  ['serviceaccounts', {}],
-  // Events (core/v1, the storage of every Event version): pkg/registry/core/event
-  // ToSelectableFields; AddFieldLabelConversionsForEvent (core/v1).
-  ['events', {
-    supported: new Set([
-      'involvedObject.kind',
-      'involvedObject.namespace',
-      'involvedObject.name',
-      'involvedObject.uid',
-      'involvedObject.apiVersion',
-      'involvedObject.resourceVersion',
-      'involvedObject.fieldPath',
-      'reason',
-      'reportingComponent',
-      'source',
-      'type',
-      'metadata.namespace',
-      'metadata.name',
-    ]),
-    extra: (obj, out) => {
-      const involved = obj['involvedObject'];
-      for (const f of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']) {
-        out[`involvedObject.${f}`] = str(child(involved, f));
-      }
-      out['reason'] = str(obj['reason']);
-      // The core/v1 JSON name of the internal ReportingController.
-      out['reportingComponent'] = str(obj['reportingComponent']);
-      out['source'] = str(child(obj['source'], 'component')) || str(obj['reportingComponent']);
-      out['type'] = str(obj['type']);
-    },
-  }],
-  ['configmaps', {}],
-  ['leases', {}],
-]);
-
 /**
- * Registers (or replaces) the selectable fields of a resource, for resources
- * added later whose kube counterparts define *ToSelectableFields and a field
- * label conversion func.
+ * The selectable fields of `obj` (kube's GetAttrs field set) for the storage definition `def`:
+ * metadata.name, metadata.namespace for namespaced objects (when `namespaced` is omitted: when
+ * the object carries a namespace; a cluster-scoped object matches it as "" either way), plus the
+ * resource's own fields.
  */
-export function registerFieldSelectorRules(resource: string, r: FieldSelectorRules): void {
-  rules.set(resource, r);
-}
-
-/**
- * The selectable fields of `obj` (kube's GetAttrs field set): metadata.name,
- * metadata.namespace for namespaced objects (when `namespaced` is omitted:
- * when the object carries a namespace; a cluster-scoped object matches it as
- * "" either way), plus resource-specific fields.
- */
-export function objectFieldSet(resource: string, obj: FieldSetSource, namespaced?: boolean): Record<string, string> {
+export function objectFieldSet(def: FieldSelectorTarget, obj: FieldSetSource, namespaced?: boolean): Record<string, string> {
   const meta = obj.metadata;
   const out: Record<string, string> = { 'metadata.name': str(meta?.name) };
   const ns = str(meta?.namespace);
   if (namespaced ?? ns !== '') out['metadata.namespace'] = ns;
-  rules.get(resource)?.extra?.(obj, out);
+  def.fieldSelector?.fields?.(obj, out);
   return out;
 }
 
 /**
- * The field label conversion check kube applies to a list/watch field
- * selector. Throws SelectorParseError, e.g. "field label not supported: spec.x"
- * for resources with a conversion func (secrets, namespaces), and
- * `"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"`
- * for resources using kube's default (e.g. serviceaccounts, configmaps).
+ * kube's `ConvertFieldLabel(gvk, label, value)` for a list/watch of `def` (a served version): the
+ * label as the storage version's selectable fields name it. Throws SelectorParseError with kube's
+ * message when the version does not support the label ("field label not supported: x" from a
+ * version's own conversion func, or the default conversion's `"x" is not a known field selector:
+ * only "metadata.name", "metadata.namespace"`).
  */
-export function validateFieldSelector(resource: string, sel: FieldSelector): void {
-  const supported = rules.get(resource)?.supported;
-  for (const r of sel.requirements) {
-    if (supported === undefined) {
-      if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace') {
-        throw new SelectorParseError(
-          `${goQuote(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
-        );
-      }
-    } else if (!supported.has(r.field)) {
-      throw new SelectorParseError(`field label not supported: ${r.field}`);
+export function convertFieldLabel(def: FieldSelectorTarget, label: string, value: string): { label: string; value: string } {
+  const labels = def.fieldSelector?.labels;
+  if (labels === undefined) {
+    if (label !== 'metadata.name' && label !== 'metadata.namespace') {
+      throw new SelectorParseError(`${goQuote(label)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
     }
+    return { label, value };
   }
-}
-
-// ---- per-version field label conversion -------------------------------------
-
-/** A served version's resource, as the conversion registry knows it. */
-export interface FieldLabelTarget {
-  readonly group: string;
-  readonly version: string;
-  readonly plural: string;
+  const mapped = labels.get(label);
+  if (mapped === undefined) throw new SelectorParseError(`field label not supported: ${label}`);
+  return { label: mapped, value };
 }
 
 /**
- * kube's field label conversion func of one served version: the storage's label for `label`
- * (value unchanged), or undefined when the label is not supported.
+ * The field label conversion check kube applies to a list/watch field selector (each label
+ * through convertFieldLabel). Throws SelectorParseError.
  */
-export type FieldLabelConversion = (label: string) => string | undefined;
-
-const conversions = new Map<string, FieldLabelConversion>();
-
-const targetKey = (t: FieldLabelTarget): string => `${t.group}/${t.version}/${t.plural}`;
-
-/** The key the selectable field rules of a resource are registered under: `plural`, or `plural.group`. */
-function rulesKey(t: FieldLabelTarget): string {
-  return t.group ? `${t.plural}.${t.group}` : t.plural;
-}
-
-/** Registers the field label conversion of a served version whose labels differ from the storage's. */
-export function registerFieldLabelConversion(target: FieldLabelTarget, conversion: FieldLabelConversion): void {
-  conversions.set(targetKey(target), conversion);
-}
-
-// events.k8s.io/v1 Event (pkg/apis/events/v1/conversion.go AddFieldLabelConversionsForEvent):
-// its field names map onto core/v1's ToSelectableFields. events.k8s.io/v1beta1 registers none in
-// kube 1.24, so it gets the default (metadata.name and metadata.namespace only).
-const EVENTS_V1_LABELS: Readonly<Record<string, string>> = {
-  'reason': 'reason',
-  'regarding.kind': 'involvedObject.kind',
-  'regarding.namespace': 'involvedObject.namespace',
-  'regarding.name': 'involvedObject.name',
-  'regarding.uid': 'involvedObject.uid',
-  'regarding.apiVersion': 'involvedObject.apiVersion',
-  'regarding.resourceVersion': 'involvedObject.resourceVersion',
-  'regarding.fieldPath': 'involvedObject.fieldPath',
-  'reportingController': 'reportingComponent',
-  'source': 'source',
-  'type': 'type',
-  'metadata.namespace': 'metadata.namespace',
-  'metadata.name': 'metadata.name',
-};
-registerFieldLabelConversion({ group: 'events.k8s.io', version: 'v1', plural: 'events' }, (label) =>
-  Object.hasOwn(EVENTS_V1_LABELS, label) ? EVENTS_V1_LABELS[label] : undefined,
-);
-
-/**
- * kube's `ConvertFieldLabel(gvk, label, value)` for a list/watch of `target` (a served version):
- * the label as the storage version's selectable fields name it. Throws SelectorParseError with
- * kube's message when the version does not support the label ("field label not supported: x",
- * or the default conversion's `"x" is not a known field selector: only ...`).
- */
-export function convertFieldLabel(target: FieldLabelTarget, label: string, value: string): { label: string; value: string } {
-  const conv = conversions.get(targetKey(target));
-  if (conv) {
-    const mapped = conv(label);
-    if (mapped === undefined) throw new SelectorParseError(`field label not supported: ${label}`);
-    return { label: mapped, value };
-  }
-  validateFieldSelector(rulesKey(target), new Selector([{ field: label, operator: '=', value }]));
-  return { label, value };
+export function validateFieldSelector(def: FieldSelectorTarget, sel: FieldSelector): void {
+  for (const r of sel.requirements) convertFieldLabel(def, r.field, r.value);
 }
 
 /**
- * A field selector of a request to `target`, checked and rewritten into the storage version's
+ * A field selector of a request to `def`, checked and rewritten into the storage version's
  * labels (kube's `fieldSelector.Transform(ConvertFieldLabel)`), ready to match objectFieldSet of
  * stored objects. Throws SelectorParseError as convertFieldLabel.
  */
-export function convertFieldSelector(target: FieldLabelTarget, sel: FieldSelector): FieldSelector {
+export function convertFieldSelector(def: FieldSelectorTarget, sel: FieldSelector): FieldSelector {
   if (sel.empty()) return sel;
   let changed = false;
   const reqs = sel.requirements.map((r) => {
-    const c = convertFieldLabel(target, r.field, r.value);
+    const c = convertFieldLabel(def, r.field, r.value);
     if (c.label === r.field) return r;
     changed = true;
     return Object.freeze({ field: c.label, operator: r.operator, value: c.value });

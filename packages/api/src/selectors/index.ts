@@ -12,12 +12,11 @@ export {
   parseLabelSelector,
 } from './labels.js';
 export {
-  type FieldLabelConversion,
-  type FieldLabelTarget,
   type FieldOperator,
   type FieldRequirement,
   type FieldSelector,
-  type FieldSelectorRules,
+  type FieldSelectorDefinition,
+  type FieldSelectorTarget,
   type FieldSetSource,
   type Fields,
   convertFieldLabel,
@@ -26,8 +25,7 @@ export {
   everythingFieldSelector,
   objectFieldSet,
   parseFieldSelector,
-  registerFieldLabelConversion,
-  registerFieldSelectorRules,
+  fieldLabels,
   unescapeFieldValue,
   validateFieldSelector,
 } from './fields.js';

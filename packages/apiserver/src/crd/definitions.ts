@@ -9,6 +9,7 @@ import {
   compareKubeAwareVersions,
   compileVersionSchema,
   customResourceTable,
+  defineKind,
   fieldErr,
   isJsonInteger,
   isPlainObject,
@@ -52,22 +53,13 @@ export function customResourceInfo(def: ResourceDefinition): CustomResourceInfo 
 }
 
 /** autoscaling/v1 Scale, the kind of every custom resource's `scale` sub-resource. */
-export const scaleKind: KindDefinition = {
+export const scaleKind: KindDefinition = defineKind({
   group: 'autoscaling',
   version: 'v1',
   kind: 'Scale',
-  schema: s.obj({
-    spec: s.obj({ replicas: s.int('desired number of instances for the scaled object.') }, { description: 'defines the behavior of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.' }),
-    status: s.obj(
-      {
-        replicas: s.int('actual number of observed instances of the scaled object.'),
-        selector: s.str('label query over pods that should match the replicas count. This is same as the label selector but in the string format to avoid introspection by clients. The string will be in the same format as the query-param syntax. More info about label selectors: http://kubernetes.io/docs/user-guide/labels#label-selectors'),
-      },
-      { required: ['replicas'], description: 'current status of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. Read-only.' },
-    ),
-  }, { description: 'Scale represents a scaling request for a resource.' }),
+  description: 'A Scale reads or sets the number of replicas of a scalable resource.',
   strategy: { validate: () => [] },
-};
+});
 
 /** The value at a `.a.b` path of the scale sub-resource (kube reads them with NestedInt64/NestedString). */
 export function valueAtPath(obj: unknown, path: string): { found: boolean; value: unknown } {

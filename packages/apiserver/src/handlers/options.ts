@@ -76,11 +76,6 @@ export interface ParsedListOptions extends ListOptions {
   allowWatchBookmarks: boolean;
 }
 
-/** The name a resource's field selector rules are registered under: `plural` in core, else `plural.group`. */
-export function fieldSelectorResource(def: ResourceDefinition): string {
-  return def.group ? `${def.plural}.${def.group}` : def.plural;
-}
-
 /** Builds the selector predicate for a resource; 400 on a malformed or unsupported selector. */
 export function selectorPredicate(def: ResourceDefinition, query: URLSearchParams): { predicate?: Predicate; hasSelector: boolean } {
   const ls = query.get('labelSelector') ?? '';
@@ -92,7 +87,7 @@ export function selectorPredicate(def: ResourceDefinition, query: URLSearchParam
     // the requested version — kube's per-version field label conversion; objects are matched in
     // storage, as the storage version has them.
     const fields = fs ? convertFieldSelector(def, parseFieldSelector(fs)) : undefined;
-    const stored = fieldSelectorResource(storageDefOf(def));
+    const stored = storageDefOf(def);
     const lsel = labels && !labels.empty() ? labels : undefined;
     const fsel = fields && !fields.empty() ? fields : undefined;
     if (!lsel && !fsel) return { hasSelector: false };

@@ -61,10 +61,11 @@ test('gnostic: schemas map $ref to _ref and x- keys to YAML vendor extensions', 
   assert.deepEqual(parseYaml(gvk.value.yaml), [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding', version: 'v1' }]);
   const props = new Map(crb.properties!.additional_properties.map((p) => [p.name, p.value]));
   assert.equal(props.get('roleRef')!._ref, '#/definitions/io.k8s.api.rbac.v1.RoleRef');
-  assert.ok(props.get('roleRef')!.description);
+  assert.equal(crb.description, 'A ClusterRoleBinding grants a ClusterRole to subjects across the cluster.');
   const subjects = props.get('subjects')!;
   assert.equal(subjects.items!.schema[0]!._ref, '#/definitions/io.k8s.api.rbac.v1.Subject');
-  assert.equal(parseYaml(subjects.vendor_extension!.find((e) => e.name === 'x-kubernetes-list-type')!.value.yaml), 'atomic');
+  const secrets = new Map(defs.get('io.k8s.api.core.v1.ServiceAccount')!.properties!.additional_properties.map((p) => [p.name, p.value])).get('secrets')!;
+  assert.equal(parseYaml(secrets.vendor_extension!.find((e) => e.name === 'x-kubernetes-patch-merge-key')!.value.yaml), 'name');
   // gnostic keeps `type` as a one-element list and the GVK's empty core group as "".
   const sa = defs.get('io.k8s.api.core.v1.ServiceAccount')!;
   assert.deepEqual(parseYaml(sa.vendor_extension![0]!.value.yaml), [{ group: '', kind: 'ServiceAccount', version: 'v1' }]);

@@ -44,25 +44,26 @@ export interface PathEntry {
 
 const q = (name: string, type: Param['type'], description: string): Param => ({ name, in: 'query', description, type });
 
+// plinth's own one-line descriptions of kube's parameters.
 const P = {
-  pretty: q('pretty', 'string', "If 'true', then the output is pretty printed."),
+  pretty: q('pretty', 'string', "If 'true', the output is indented."),
   namespace: { name: 'namespace', in: 'path', description: 'object name and auth scope, such as for teams and projects', required: true, type: 'string' } as Param,
-  allowWatchBookmarks: q('allowWatchBookmarks', 'boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server\'s discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored.'),
-  continue: q('continue', 'string', 'The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize.'),
-  fieldSelector: q('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
-  labelSelector: q('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
-  limit: q('limit', 'integer', 'limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results.'),
-  resourceVersion: q('resourceVersion', 'string', 'resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.\n\nDefaults to unset'),
-  resourceVersionMatch: q('resourceVersionMatch', 'string', 'resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.\n\nDefaults to unset'),
-  timeoutSeconds: q('timeoutSeconds', 'integer', 'Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity.'),
-  watch: q('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.'),
-  dryRun: q('dryRun', 'string', 'When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed'),
-  fieldManager: q('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.'),
-  force: q('force', 'boolean', 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.'),
-  gracePeriodSeconds: q('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.'),
-  orphanDependents: q('orphanDependents', 'boolean', 'Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object\'s finalizers list. Either this field or PropagationPolicy may be set, but not both.'),
-  fieldValidation: q('fieldValidation', 'string', 'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields, provided that the `ServerSideFieldValidation` feature gate is also enabled. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23 and is the default behavior when the `ServerSideFieldValidation` feature gate is disabled. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default when the `ServerSideFieldValidation` feature gate is enabled. - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered.'),
-  propagationPolicy: q('propagationPolicy', 'string', "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground."),
+  allowWatchBookmarks: q('allowWatchBookmarks', 'boolean', 'Ask a watch for BOOKMARK events (the server may send none).'),
+  continue: q('continue', 'string', 'The token of the next page of a list, from the previous page.'),
+  fieldSelector: q('fieldSelector', 'string', 'Select objects by fields (all when empty).'),
+  labelSelector: q('labelSelector', 'string', 'Select objects by labels (all when empty).'),
+  limit: q('limit', 'integer', 'The most objects a list returns; more are left to the next page.'),
+  resourceVersion: q('resourceVersion', 'string', 'Which resource version a read may be served from.'),
+  resourceVersionMatch: q('resourceVersionMatch', 'string', 'How resourceVersion applies to a list: Exact or NotOlderThan.'),
+  timeoutSeconds: q('timeoutSeconds', 'integer', 'How long a list or watch may take, in seconds.'),
+  watch: q('watch', 'boolean', 'Watch for changes instead of listing.'),
+  dryRun: q('dryRun', 'string', 'All: check and answer the request without storing anything.'),
+  fieldManager: q('fieldManager', 'string', 'The name of the actor making the change (at most 128 printable characters).'),
+  force: q('force', 'boolean', "Take over conflicting fields in an apply request."),
+  gracePeriodSeconds: q('gracePeriodSeconds', 'integer', 'Seconds before the object is deleted (0: at once).'),
+  orphanDependents: q('orphanDependents', 'boolean', 'Deprecated: use propagationPolicy.'),
+  fieldValidation: q('fieldValidation', 'string', 'Ignore, Warn or Strict: what an unknown or duplicate field in the body does.'),
+  propagationPolicy: q('propagationPolicy', 'string', 'Orphan, Background or Foreground: what happens to dependents.'),
 };
 
 const LIST_PARAMS = [P.allowWatchBookmarks, P.continue, P.fieldSelector, P.labelSelector, P.limit, P.resourceVersion, P.resourceVersionMatch, P.timeoutSeconds, P.watch];
@@ -195,8 +196,9 @@ function resourcePaths(def: ResourceDefinition, served: (v: Verb) => boolean, fe
   if (verbs('watch')) {
     const watchResp: Operation['responses'] = [['200', 'OK', WATCH_EVENT]];
     const wColl = def.namespaced ? `${base}/watch/namespaces/{namespace}/${def.plural}` : `${base}/watch/${def.plural}`;
-    const listDesc = `watch individual changes to a list of ${kind}. deprecated: use the 'watch' parameter with a list operation instead.`;
-    const itemDesc = `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`;
+    // plinth's words: deprecated paths, a list with watch=true (and a fieldSelector for one object) does it.
+    const listDesc = `watch changes to a list of ${kind} (deprecated: list with watch=true)`;
+    const itemDesc = `watch changes to a ${kind} (deprecated: list with watch=true and a fieldSelector)`;
     out.push({ path: wColl, gvPath, params: [...LIST_PARAMS, ...scope, P.pretty].sort(byName), ops: [op('get', 'watchlist', `watch${gv}${ns}${kind}List`, listDesc, [], watchResp, STREAM_MEDIA)] });
     out.push({ path: `${wColl}/{name}`, gvPath, params: [...LIST_PARAMS, nameParam(), ...scope, P.pretty].sort(byName), ops: [op('get', 'watch', `watch${gv}${ns}${kind}`, itemDesc, [], watchResp, STREAM_MEDIA)] });
     if (def.namespaced) {

@@ -17,8 +17,8 @@ import {
   numberOverflowIn,
   overflowLiteral,
   stringifyJson,
-  metaDefinitions,
-  resourceDefinitions,
+  builtinDefinitions,
+  OBJECT_META,
   s,
   type Catalog,
   type KindDefinition,
@@ -26,22 +26,19 @@ import {
   type StoredObject,
 } from '@plinth/api';
 
-const definitions: ReadonlyMap<string, Schema> = new Map(Object.entries({ ...metaDefinitions, ...resourceDefinitions }));
 const fullSchemas = new WeakMap<KindDefinition, Schema>();
 
-/** The kind's schema with apiVersion, kind and metadata added. */
+/**
+ * The kind's schema with apiVersion, kind and metadata: a built-in kind's definition as the schema
+ * source has it; a custom resource's openAPIV3Schema with them added.
+ */
 export function fullSchemaOf(def: KindDefinition): Schema {
   let sch = fullSchemas.get(def);
   if (!sch) {
-    sch = {
-      ...def.schema,
-      properties: {
-        apiVersion: s.str('APIVersion defines the versioned schema of this representation of an object.'),
-        kind: s.str('Kind is a string value representing the REST resource this object represents.'),
-        metadata: s.ref('ObjectMeta', "Standard object's metadata."),
-        ...(def.schema.properties ?? {}),
-      },
-    };
+    const own = def.schema;
+    sch = own.properties && Object.hasOwn(own.properties, 'metadata')
+      ? own
+      : { ...own, properties: { apiVersion: s.str(), kind: s.str(), metadata: s.ref(OBJECT_META), ...(own.properties ?? {}) } };
     fullSchemas.set(def, sch);
   }
   return sch;
@@ -51,11 +48,12 @@ export function fullSchemaOf(def: KindDefinition): Schema {
 const UNSTRUCTURED: Schema = {
   type: 'object',
   'x-kubernetes-preserve-unknown-fields': true,
-  properties: { apiVersion: s.str(), kind: s.str(), metadata: s.ref('ObjectMeta') },
+  properties: { apiVersion: s.str(), kind: s.str(), metadata: s.ref(OBJECT_META) },
 };
 
+/** Every definition a schema refers to (the schema source's, built once). */
 export function schemaDefinitions(): ReadonlyMap<string, Schema> {
-  return definitions;
+  return builtinDefinitions();
 }
 
 /**
@@ -88,7 +86,7 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   if (overflow !== undefined && def.unstructured) throw cannotHandle(new JsonNumberRangeError(overflow).message);
   let obj: StoredObject;
   try {
-    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), definitions, def.kind, 1, unknown) as StoredObject;
+    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), builtinDefinitions(), def.kind, 1, unknown) as StoredObject;
   } catch (e) {
     if (e instanceof DecodeError) throw cannotHandle(e.message);
     throw e;
@@ -140,7 +138,7 @@ export function checkPatchedNumbers(def: KindDefinition, patched: unknown): void
   let why: string | undefined = new JsonNumberRangeError(literal).message;
   if (!def.unstructured) {
     try {
-      why = findNumberOverflow(conform(patched, fullSchemaOf(def), definitions, def.kind)) === undefined ? undefined : why;
+      why = findNumberOverflow(conform(patched, fullSchemaOf(def), builtinDefinitions(), def.kind)) === undefined ? undefined : why;
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       why = e.message;

@@ -28,12 +28,12 @@ let nowText = '';
 /**
  * The kind's empty object as Go would see it: non-pointer structs at the top level are `{}`
  * (kube compares a create against it when recording managedFields, and a create by apply starts
- * from it); pointers to structs (`x-go-pointer`) are absent.
+ * from it); pointers to structs (Go pointers in the schema source) are absent.
  */
 export function emptyObjectOf(schema: Schema, defs: ReadonlyMap<string, Schema>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema.properties ?? {})) {
-    if (k === 'metadata' || k === 'apiVersion' || k === 'kind' || v['x-go-pointer']) continue;
+    if (k === 'metadata' || k === 'apiVersion' || k === 'kind' || v.goPointer) continue;
     let sch = v;
     while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
     if (sch.properties && sch['x-kubernetes-map-type'] !== 'atomic') setMember(out, k, {});

@@ -1,0 +1,73 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Catalog } from '../catalog.js';
+import { builtinDefinitions } from '../kube-schema/definitions.js';
+import { DecodeError, type Schema, conform } from '../schema.js';
+import { builtinResources } from './index.js';
+
+const defs = builtinDefinitions();
+
+function refs(schema: Schema, out: Set<string>): void {
+  if (schema.$ref) out.add(schema.$ref);
+  for (const p of Object.values(schema.properties ?? {})) refs(p, out);
+  if (schema.items) refs(schema.items, out);
+  if (schema.additionalProperties) refs(schema.additionalProperties, out);
+}
+
+describe('builtinResources', () => {
+  it('lists the resources in order and builds a catalog', () => {
+    const all = builtinResources();
+    assert.deepEqual(all.map((d) => d.plural), [
+      'configmaps',
+      'namespaces',
+      'serviceaccounts',
+      'secrets',
+      'events',
+      'events',
+      'events',
+      'selfsubjectreviews',
+      'tokenreviews',
+      'localsubjectaccessreviews',
+      'selfsubjectaccessreviews',
+      'selfsubjectrulesreviews',
+      'subjectaccessreviews',
+      'clusterroles',
+      'clusterrolebindings',
+      'roles',
+      'rolebindings',
+      'mutatingwebhookconfigurations',
+      'validatingwebhookconfigurations',
+      'customresourcedefinitions',
+      'leases',
+    ]);
+    const cat = new Catalog(all);
+    assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding'), cat.lookup('rbac.authorization.k8s.io', 'v1', 'rolebindings'));
+    // A sub-resource's own kind is a kind of the catalog too; it is no resource.
+    assert.equal(cat.lookupKind('authentication.k8s.io/v1', 'TokenRequest')?.kind, 'TokenRequest');
+    assert.equal(cat.lookup('authentication.k8s.io', 'v1', 'tokenrequests'), undefined);
+    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-2), ['Lease', 'TokenRequest']);
+    assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
+    // Only stored resources get stores and namespace cleanup (one definition per storage).
+    assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'roles', 'rolebindings', 'leases']);
+  });
+
+  it('references only known definitions', () => {
+    const used = new Set<string>();
+    for (const d of builtinResources()) refs(d.schema, used);
+    for (const d of defs.values()) refs(d, used);
+    for (const r of used) assert.ok(defs.has(r), `missing definition ${r}`);
+  });
+
+  it('decodes bodies through the schemas', () => {
+    const crb = builtinResources().find((d) => d.kind === 'ClusterRoleBinding')!;
+    const out = conform({ roleRef: { kind: 'ClusterRole', name: 'v', junk: 1 }, subjects: [{ kind: 'User', name: 'a', namespace: 'n' }] }, crb.schema, defs, 'ClusterRoleBinding');
+    assert.deepEqual(out, { roleRef: { kind: 'ClusterRole', name: 'v' }, subjects: [{ kind: 'User', name: 'a', namespace: 'n' }] });
+    assert.throws(
+      () => conform({ subjects: 'x' }, crb.schema, defs, 'ClusterRoleBinding'),
+      (e: unknown) => e instanceof DecodeError && e.message === 'json: cannot unmarshal string into Go struct field ClusterRoleBinding.subjects of type []v1.Subject',
+    );
+    const secret = builtinResources().find((d) => d.kind === 'Secret')!;
+    assert.throws(() => conform({ data: { a: '!!' } }, secret.schema, defs, 'Secret'), DecodeError);
+  });
+});

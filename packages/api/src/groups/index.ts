@@ -1,0 +1,41 @@
+/**
+ * The built-in API: one folder per group (`<group>/index.ts`: its versions and discovery order),
+ * one module per resource. `builtinResources()` lists every built-in resource in discovery order:
+ * groups as kube 1.24 orders them (core, …, events.k8s.io, authentication, authorization, …, rbac,
+ * …, admissionregistration, apiextensions, scheduling, coordination, …).
+ */
+import type { ResourceDefinition } from '../catalog.js';
+import { admissionregistrationGroup } from './admissionregistration/index.js';
+import { apiextensionsGroup } from './apiextensions/index.js';
+import { authenticationGroup } from './authentication/index.js';
+import { authorizationGroup } from './authorization/index.js';
+import { coordinationGroup } from './coordination/index.js';
+import { coreGroup } from './core/index.js';
+import { eventsGroup } from './events/index.js';
+import { rbacGroup } from './rbac/index.js';
+
+/** Every built-in resource, in registration (and discovery) order. */
+export function builtinResources(): ResourceDefinition[] {
+  return [
+    ...coreGroup,
+    // kube's /apis order: apiregistration, apps, events.k8s.io, authentication, authorization, ...
+    ...eventsGroup,
+    ...authenticationGroup,
+    ...authorizationGroup,
+    ...rbacGroup,
+    ...admissionregistrationGroup,
+    // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
+    ...apiextensionsGroup,
+    ...coordinationGroup,
+  ];
+}
+
+export * from './core/index.js';
+export * from './events/index.js';
+export * from './authentication/index.js';
+export * from './authorization/index.js';
+export * from './rbac/index.js';
+export * from './admissionregistration/index.js';
+export * from './apiextensions/index.js';
+export * from './coordination/index.js';
+export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
