@@ -61,7 +61,10 @@ test("protoTypeFor maps served kinds to kube's message names", () => {
   // kube's metav1.Table is +protobuf=false: no protobuf form exists.
   assert.equal(protoTypeFor("meta.k8s.io/v1", "Table"), undefined);
   assert.equal(protoTypeFor("v1", "NamespaceSpec"), undefined);
-  assert.equal(protoTypeFor("v1", "Pod"), undefined);
+  // Every kind of kube 1.24 has its message, served yet or not.
+  assert.equal(protoTypeFor("v1", "Pod"), "k8s.io.api.core.v1.Pod");
+  assert.equal(protoTypeFor("apps/v1", "Deployment"), "k8s.io.api.apps.v1.Deployment");
+  assert.equal(protoTypeFor("example.com/v1", "DeleteOptions"), undefined);
   assert.equal(protoTypeFor("example.com/v1", "Widget"), undefined);
 });
 
@@ -432,4 +435,38 @@ test("metav1.Time drops sub-second precision; MicroTime keeps microseconds", () 
     mt: "1970-01-01T00:00:00.000001Z",
   });
   assert.throws(() => convert({ t: "yesterday" }), /RFC3339/);
+});
+
+test("a realistic Pod round trips: inlined VolumeSource, IntOrString, Quantity, repeated scalars unpacked as proto2", () => {
+  const pod: Json = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", namespace: "ns", labels: { app: "web" } },
+    spec: {
+      containers: [
+        {
+          name: "app",
+          image: "nginx:1.25",
+          command: ["nginx", "-g", "daemon off;"],
+          ports: [{ name: "http", containerPort: 8080, protocol: "TCP" }],
+          env: [{ name: "MODE", value: "fast" }, { name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+          resources: { limits: { cpu: "500m", memory: "128Mi" }, requests: { cpu: "1" } },
+          readinessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 5 },
+          livenessProbe: { tcpSocket: { port: 8080 } },
+          volumeMounts: [{ name: "conf", mountPath: "/etc/app", readOnly: true }],
+        },
+      ],
+      volumes: [{ name: "conf", configMap: { name: "app-conf", defaultMode: 420 } }, { name: "tmp", emptyDir: {} }],
+      securityContext: { supplementalGroups: [1000, 2000], runAsNonRoot: false },
+    },
+  };
+  assert.deepEqual(roundTrip(pod), pod);
+  // kube's files are proto2: a repeated int64 is one tag per element (field 4, varint), not packed.
+  const ctx = protoRoot().lookupType("k8s.io.api.core.v1.PodSecurityContext");
+  const bytes = [...ctx.encode(ctx.fromObject(jsonToProtoObject(ctx, { supplementalGroups: [1, 2] }))).finish()];
+  assert.deepEqual(bytes, [...vfield(4, 1), ...vfield(4, 2)]);
+  // The volume's source is the parent's JSON, a message of its own (field 2) on the wire.
+  const vol = protoRoot().lookupType("k8s.io.api.core.v1.Volume");
+  const volBytes = [...vol.encode(vol.fromObject(jsonToProtoObject(vol, { name: "tmp", emptyDir: {} }))).finish()];
+  assert.deepEqual(volBytes, [...lfield(1, "tmp"), ...lfield(2, lfield(2, []))]);
 });

@@ -21,13 +21,7 @@ import protobuf from "protobufjs";
 import { ProtobufDecodeError, ProtobufEncodeError, ProtobufUnsupportedError } from "./errors.js";
 import { jsonToProtoObject, protoObjectToJson, type ConvertContext, type JsonObject } from "./convert.js";
 import { lookupMessage, requireMessage } from "./loader.js";
-import {
-  META_GROUP_KINDS,
-  META_V1,
-  PER_GROUP_META_KINDS,
-  UNVERSIONED_META_KINDS,
-  packageForApiVersion,
-} from "./semantics.js";
+import { META_V1, messageForKind } from "./semantics.js";
 
 export { ProtobufDecodeError, ProtobufEncodeError, ProtobufUnsupportedError } from "./errors.js";
 export { protoDir } from "./loader.js";
@@ -40,8 +34,6 @@ export const PROTOBUF_WATCH_CONTENT_TYPE = "application/vnd.kubernetes.protobuf;
 
 const UNKNOWN = "k8s.io.apimachinery.pkg.runtime.Unknown";
 const WATCH_EVENT = `${META_V1}.WatchEvent`;
-const LIST_META = `.${META_V1}.ListMeta`;
-const OBJECT_META = `.${META_V1}.ObjectMeta`;
 
 const TO_OBJECT: protobuf.IConversionOptions = {
   // 64-bit integers as digits: convert.ts keeps those above 2^53 exact (BigInt).
@@ -52,28 +44,12 @@ const TO_OBJECT: protobuf.IConversionOptions = {
   objects: false,
 };
 
-function isKindMessage(type: protobuf.Type): boolean {
-  const meta = type.fields["metadata"];
-  const metaType = meta?.resolvedType?.fullName;
-  return meta !== undefined && meta.id === 1 && (metaType === OBJECT_META || metaType === LIST_META);
-}
-
 /**
  * Fully-qualified protobuf message name (no leading dot) for a served apiVersion/kind, or
  * undefined when kube has no protobuf form for it (e.g. meta.k8s.io/v1 Table, custom resources).
  */
 export function protoTypeFor(apiVersion: string, kind: string): string | undefined {
-  if (apiVersion === "v1" && UNVERSIONED_META_KINDS.has(kind)) return `${META_V1}.${kind}`;
-  const pkg = packageForApiVersion(apiVersion);
-  if (pkg === undefined) return undefined;
-  if (pkg === META_V1) {
-    if (!META_GROUP_KINDS.has(kind) && !PER_GROUP_META_KINDS.has(kind)) return undefined;
-    return lookupMessage(`${META_V1}.${kind}`) !== undefined ? `${META_V1}.${kind}` : undefined;
-  }
-  const own = lookupMessage(`${pkg}.${kind}`);
-  if (own !== undefined && isKindMessage(own)) return `${pkg}.${kind}`;
-  if (PER_GROUP_META_KINDS.has(kind)) return `${META_V1}.${kind}`;
-  return undefined;
+  return messageForKind(apiVersion, kind);
 }
 
 function typeFor(apiVersion: string, kind: string): protobuf.Type {
@@ -99,7 +75,7 @@ function encodeMessage(type: protobuf.Type, obj: JsonObject): Uint8Array {
 export function encodeProtobuf(obj: Record<string, unknown>): Buffer {
   const kind = obj["kind"];
   // kube serves APIVersions (`/api`) without apiVersion in JSON; its protobuf TypeMeta says v1.
-  const apiVersion = obj["apiVersion"] ?? (typeof kind === "string" && UNVERSIONED_META_KINDS.has(kind) ? "v1" : undefined);
+  const apiVersion = obj["apiVersion"] ?? (kind === "APIVersions" ? "v1" : undefined);
   if (typeof apiVersion !== "string" || typeof kind !== "string" || apiVersion === "" || kind === "") {
     throw new ProtobufUnsupportedError("object must have apiVersion and kind to be encoded as protobuf");
   }

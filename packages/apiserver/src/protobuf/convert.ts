@@ -1,18 +1,18 @@
 /**
  * Generic conversion between kube's JSON representation and protobufjs message objects, driven
- * entirely by protobufjs reflection over the loaded .proto files. Field names in kube's
- * generated.proto equal the Go json names, so a JSON key maps to the field of the same name
- * (except where semantics.ts JSON_NAMES says otherwise: apiextensions' `$ref`, `x-kubernetes-*`).
+ * by protobufjs reflection over the Root built from the schema source. A JSON key maps to the
+ * proto field the schema source names for it (mostly the same name; not `Webhooks`, `uID`,
+ * apiextensions' `$ref` and `x-kubernetes-*`).
  *
  * Message types whose JSON form is not "an object with the same fields" are handled by type
- * name in SPECIAL (metav1.Time, MicroTime, FieldsV1, Verbs, runtime.RawExtension, authentication
- * ExtraValue, apiextensions JSON and JSONSchemaPropsOr*); Go facts the .proto cannot express (pointer scalars, non-omitempty fields) come
- * from semantics.ts.
+ * name in SPECIAL (metav1.Time, MicroTime, FieldsV1, Verbs, runtime.RawExtension, ExtraValue,
+ * Quantity, IntOrString, apiextensions JSON and JSONSchemaPropsOr*); Go facts the wire cannot
+ * express (pointers, non-omitempty fields, inlined structs) come from semantics.ts.
  */
 import protobuf from "protobufjs";
 import { getOwn, parseJson, setMember, stringifyJson } from "@plinth/api";
 import { ProtobufDecodeError, ProtobufEncodeError } from "./errors.js";
-import { ALWAYS_EMIT, APIEXTENSIONS_V1, EMBEDDED, JSON_NAMES, META_V1, POINTER_SCALARS } from "./semantics.js";
+import { APIEXTENSIONS_V1, META_V1, messageFacts, type MessageFacts } from "./semantics.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -215,6 +215,16 @@ const SPECIAL: Readonly<Record<string, SpecialType>> = {
     toProto: (value) => ({ items: Array.isArray(value) ? value.map((x) => String(x)) : [] }),
     fromProto: (v) => (Array.isArray(v["items"]) ? [...(v["items"] as unknown[])] : []),
   },
+  // resource.Quantity: a string in JSON (the decoder keeps a number's literal), `string` on the wire.
+  [".k8s.io.apimachinery.pkg.api.resource.Quantity"]: {
+    toProto: (value) => ({ string: typeof value === "string" ? value : stringifyJson(value) }),
+    fromProto: (v) => (typeof v["string"] === "string" && v["string"] !== "" ? v["string"] : undefined),
+  },
+  // intstr.IntOrString: a number or a string in JSON; type 0 (intVal) or 1 (strVal) on the wire.
+  [".k8s.io.apimachinery.pkg.util.intstr.IntOrString"]: {
+    toProto: (value) => (typeof value === "string" ? { type: 1, strVal: value } : { type: 0, intVal: value }),
+    fromProto: (v) => (Number(v["type"] ?? 0) === 1 ? (typeof v["strVal"] === "string" ? v["strVal"] : "") : typeof v["intVal"] === "number" ? v["intVal"] : 0),
+  },
   // runtime.RawExtension: the JSON form is the embedded object. On encode raw holds its JSON
   // bytes (as kube does when converting an embedded Object); on decode raw may hold JSON or a
   // full protobuf envelope (watch events, which kube encodes with the protobuf serializer).
@@ -237,20 +247,21 @@ function messageType(field: protobuf.Field): protobuf.Type | undefined {
   return field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
 }
 
-function qualified(type: protobuf.Type, field: protobuf.Field): string {
-  return `${type.fullName.slice(1)}.${field.name}`;
+const factsByType = new WeakMap<protobuf.Type, MessageFacts>();
+
+/** The schema source's facts about a message's fields (looked up once per type). */
+function factsOf(type: protobuf.Type): MessageFacts {
+  let facts = factsByType.get(type);
+  if (facts === undefined) {
+    facts = messageFacts(type.fullName.slice(1));
+    factsByType.set(type, facts);
+  }
+  return facts;
 }
 
-const jsonNames = new WeakMap<protobuf.Field, string>();
-
-/** The field's key in kube's JSON: its proto name unless semantics.ts JSON_NAMES says otherwise. */
+/** The field's key in kube's JSON. */
 function jsonName(type: protobuf.Type, field: protobuf.Field): string {
-  let name = jsonNames.get(field);
-  if (name === undefined) {
-    name = JSON_NAMES.get(qualified(type, field)) ?? field.name;
-    jsonNames.set(field, name);
-  }
-  return name;
+  return factsOf(type).jsonNames.get(field.name) ?? field.name;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -274,9 +285,10 @@ function valueToProto(field: protobuf.Field, value: unknown, path: string): unkn
  */
 export function jsonToProtoObject(type: protobuf.Type, json: JsonObject, path = ""): JsonObject {
   const out: JsonObject = {};
+  const facts = factsOf(type);
   for (const field of type.fieldsArray) {
     const mt = messageType(field);
-    if (mt !== undefined && EMBEDDED.has(qualified(type, field))) {
+    if (mt !== undefined && facts.inline.has(field.name)) {
       out[field.name] = jsonToProtoObject(mt, json, path);
       continue;
     }
@@ -342,12 +354,6 @@ function valueFromProto(field: protobuf.Field, value: unknown, ctx: ConvertConte
   return protoObjectToJson(mt, obj, ctx, path);
 }
 
-function isListItems(type: protobuf.Type, field: protobuf.Field): boolean {
-  if (field.name !== "items" || !field.repeated) return false;
-  const meta = type.fields["metadata"];
-  return meta !== undefined && meta.resolvedType?.fullName === `.${META_V1}.ListMeta`;
-}
-
 /**
  * Converts the output of `type.toObject(msg, {longs: String, bytes: String, defaults: false})`
  * to kube JSON. Absent fields stay absent; zero-valued non-pointer scalars and empty
@@ -355,14 +361,14 @@ function isListItems(type: protobuf.Type, field: protobuf.Field): boolean {
  */
 export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: ConvertContext, path = ""): JsonObject {
   const out: JsonObject = {};
+  const facts = factsOf(type);
   for (const field of type.fieldsArray) {
-    const key = qualified(type, field);
-    const always = ALWAYS_EMIT.has(key) || isListItems(type, field);
+    const always = facts.alwaysEmit.has(field.name);
     const value = obj[field.name];
     const name = jsonName(type, field);
     const fpath = path === "" ? name : `${path}.${name}`;
     const mt = messageType(field);
-    if (mt !== undefined && EMBEDDED.has(key)) {
+    if (mt !== undefined && facts.inline.has(field.name)) {
       for (const [k, v] of Object.entries(protoObjectToJson(mt, isPlainObject(value) ? value : {}, ctx, path))) setMember(out, k, v);
       continue;
     }
@@ -387,7 +393,7 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
         continue;
       }
       const scalar = scalarFromProto(field, value);
-      if (isZero(scalar) && !always && !POINTER_SCALARS.has(key)) continue;
+      if (isZero(scalar) && !always && !facts.pointers.has(field.name)) continue;
       out[name] = scalar;
     }
   }
