@@ -159,7 +159,7 @@ describe('apply: options and bodies', () => {
   it('a keyed list element without its key (also a null key) → 400, and nothing is stored', async () => {
     for (const element of [{}, { name: null, namespace: 'x' }]) {
       const res = await apply(`${SA}/no-key`, { ...sa('no-key', { a: '1' }), secrets: [element] }, 'alice');
-      expectStatus(res, 400, 'BadRequest', 'failed to create typed patch object: .secrets: element 0: associative list with keys has an element that omits key field "name"');
+      expectStatus(res, 400, 'BadRequest', 'failed to create typed patch object: .secrets: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)');
       expectCode(await c.get(`${SA}/no-key`), 404);
     }
   });

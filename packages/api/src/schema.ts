@@ -54,6 +54,12 @@ export interface Schema {
    * `{}` (ClusterRole `aggregationRule`, Event `series`).
    */
   goPointer?: boolean;
+  /**
+   * The default kube-openapi declares for the field (a `+default` marker or a value it enforces;
+   * published in OpenAPI v3): server-side apply keys a list item that omits a key field by it.
+   * Decoding never applies it (kube's API defaults are the strategies').
+   */
+  v3Default?: unknown;
 }
 
 export const s = {

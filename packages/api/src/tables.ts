@@ -159,3 +159,18 @@ export function customResourceTable(columns: readonly PrinterColumn[]): TableDef
     ],
   };
 }
+
+/** kube's labels.FormatLabels: `k=v` pairs sorted by key, comma-separated; `<none>` when empty. */
+export function formatLabels(labels: unknown): string {
+  if (!labels || typeof labels !== 'object') return '<none>';
+  const keys = Object.keys(labels).sort();
+  if (keys.length === 0) return '<none>';
+  return keys.map((k) => `${k}=${String((labels as Record<string, unknown>)[k] ?? '')}`).join(',');
+}
+
+/** kube's layoutContainerCells: the containers' names and their images, each comma-separated. */
+export function containerCells(containers: unknown): [names: string, images: string] {
+  const list = Array.isArray(containers) ? containers : [];
+  const text = (c: unknown, key: string): string => String(fieldAt(c, key) ?? '');
+  return [list.map((c) => text(c, 'name')).join(','), list.map((c) => text(c, 'image')).join(',')];
+}

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Catalog } from '../catalog.js';
-import { builtinDefinitions } from '../kube-schema/definitions.js';
+import { builtinDefinitions, requireKindDefinition } from '../kube-schema/definitions.js';
 import { DecodeError, type Schema, conform } from '../schema.js';
 import { builtinResources } from './index.js';
 
@@ -23,6 +23,7 @@ describe('builtinResources', () => {
       'serviceaccounts',
       'secrets',
       'events',
+      'podtemplates',
       'events',
       'events',
       'selfsubjectreviews',
@@ -49,7 +50,16 @@ describe('builtinResources', () => {
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'roles', 'rolebindings', 'leases']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'podtemplates', 'roles', 'rolebindings', 'leases']);
+  });
+
+  it("takes every kind's schema from the schema source, with its list kind", () => {
+    for (const d of builtinResources()) {
+      assert.equal(d.schema.goType?.endsWith(`.${d.kind}`), true, d.kind);
+      assert.ok(d.schema.properties?.['metadata'], `${d.kind} has metadata`);
+      if (d.listKind) assert.ok(requireKindDefinition({ group: d.group, version: d.version, kind: d.listKind }), d.listKind);
+      assert.ok(d.description && d.description.length <= 100, `${d.kind}: a one-line description of plinth's own`);
+    }
   });
 
   it('references only known definitions', () => {

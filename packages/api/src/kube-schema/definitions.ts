@@ -42,6 +42,7 @@ function nodeSchema(node: SchemaNode): Schema {
 function fieldSchema(f: FieldFacts): Schema {
   const out = nodeSchema(f.schema);
   if (f.pointer) out.goPointer = true;
+  if (f.schema.default !== undefined) out.v3Default = f.schema.default;
   if (f.listType) out['x-kubernetes-list-type'] = f.listType;
   if (f.listMapKeys) out['x-kubernetes-list-map-keys'] = [...f.listMapKeys];
   if (f.mapType) out['x-kubernetes-map-type'] = f.mapType;

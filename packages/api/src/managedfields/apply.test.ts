@@ -72,7 +72,7 @@ describe('apply: create and basic ownership', () => {
       const e = catchStatus(() => apply(undefined, body({ secrets: [element] }), 'x'));
       assert.equal(e.code, 400);
       assert.equal(e.reason, 'BadRequest');
-      assert.equal(e.message, 'failed to create typed patch object: .secrets: element 0: associative list with keys has an element that omits key field "name"');
+      assert.equal(e.message, 'failed to create typed patch object: .secrets: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)');
     }
   });
 

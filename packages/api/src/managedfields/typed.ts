@@ -14,9 +14,11 @@ import { FieldSet, type Path, type PathElement, fieldPE, indexPE, keyPE, pathStr
 /** A node's type: a schema, `'deduced'` (schemaless: maps granular, lists atomic) or untyped (atomic leaf). */
 export type TypeRef = Schema | 'deduced' | undefined;
 
+type ListT = { kind: 'list'; elem: TypeRef; rel: 'atomic' | 'set' | 'map'; keys: readonly string[]; keyDefaults?: ReadonlyMap<string, unknown> };
+
 type Resolved =
   | { kind: 'leaf' }
-  | { kind: 'list'; elem: TypeRef; rel: 'atomic' | 'set' | 'map'; keys: readonly string[] }
+  | ListT
   | { kind: 'map'; fields: Readonly<Record<string, Schema>> | undefined; elem: TypeRef; atomic: boolean };
 
 /** A schema-or-data error, worded as SMD's validation errors (`.path: element 0: ...`). */
@@ -46,6 +48,28 @@ export class TypedSchema {
     return s;
   }
 
+  readonly #lists = new WeakMap<Schema, ListT>();
+
+  /**
+   * A list's type, with the defaults of its keys (SMD uses a key's default when an item omits it:
+   * a container port without `protocol` is keyed `TCP`, kube's `+default`).
+   */
+  #listType(s: Schema): ListT {
+    let t = this.#lists.get(s);
+    if (!t) {
+      t = listType(s);
+      const elem = t.keys.length > 0 && t.elem && t.elem !== 'deduced' ? this.#deref(t.elem) : undefined;
+      const defaults = new Map<string, unknown>();
+      for (const k of t.keys) {
+        const d = elem?.properties && hasOwn(elem.properties, k) ? elem.properties[k]!.v3Default : undefined;
+        if (d !== undefined) defaults.set(k, d);
+      }
+      if (defaults.size > 0) t = { ...t, keyDefaults: defaults };
+      this.#lists.set(s, t);
+    }
+    return t;
+  }
+
   resolve(ref: TypeRef, value: unknown): Resolved {
     if (ref === undefined) return { kind: 'leaf' };
     if (ref === 'deduced') {
@@ -56,7 +80,7 @@ export class TypedSchema {
     const s = this.#deref(ref);
     if (!s) return { kind: 'leaf' };
     if (s['x-kubernetes-int-or-string']) return { kind: 'leaf' };
-    if (s.type === 'array' || s.items) return listType(s);
+    if (s.type === 'array' || s.items) return this.#listType(s);
     if (s.properties || s.additionalProperties) {
       return { kind: 'map', fields: s.properties, elem: s.additionalProperties, atomic: s['x-kubernetes-map-type'] === 'atomic' };
     }
@@ -66,7 +90,7 @@ export class TypedSchema {
 }
 
 /** List semantics: list-type wins; else patch strategy `merge` gives a map-list (merge key) or a set. */
-function listType(s: Schema): Resolved {
+function listType(s: Schema): ListT {
   const elem = s.items;
   const mergeKey = s['x-kubernetes-patch-merge-key'];
   const lt = s['x-kubernetes-list-type'];
@@ -77,7 +101,6 @@ function listType(s: Schema): Resolved {
   return { kind: 'list', elem, rel: 'atomic', keys: [] };
 }
 
-type ListT = Extract<Resolved, { kind: 'list' }>;
 
 /** SMD's `listItemToPathElement`. Throws TypedError (message without the path prefix). */
 function listItemPE(t: ListT, index: number, item: unknown): PathElement {
@@ -87,8 +110,8 @@ function listItemPE(t: ListT, index: number, item: unknown): PathElement {
     if (!isPlainObject(item)) throw new TypedError('associative list with keys may not have non-map elements');
     return keyPE(
       t.keys.map((name) => {
-        const value = getOwn(item, name);
-        if (value === undefined) throw new TypedError(`associative list with keys has an element that omits key field ${JSON.stringify(name)}`);
+        const value = getOwn(item, name) ?? t.keyDefaults?.get(name);
+        if (value === undefined) throw new TypedError(`associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`);
         return { name, value };
       }),
     );

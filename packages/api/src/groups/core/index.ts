@@ -6,13 +6,14 @@ import { defineGroup } from '../define.js';
 import { configmaps } from './configmaps.js';
 import { events } from './events.js';
 import { namespaces } from './namespaces.js';
+import { podtemplates } from './podtemplates.js';
 import { secrets } from './secrets.js';
 import { serviceaccounts } from './serviceaccounts.js';
 
 export const coreGroup = defineGroup({
   group: '',
   versions: [{ version: 'v1' }],
-  resources: [configmaps, namespaces, serviceaccounts, secrets, events],
+  resources: [configmaps, namespaces, serviceaccounts, secrets, events, podtemplates],
 });
 
 export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
@@ -20,3 +21,4 @@ export { events } from './events.js';
 export { FINALIZER_KUBERNETES, LABEL_METADATA_NAME, namespaces, namespaceFinalizeStrategy, namespaceStatusStrategy } from './namespaces.js';
 export { MAX_SECRET_SIZE, goJSONMapError, isConfigMapKey, secrets } from './secrets.js';
 export { serviceaccounts } from './serviceaccounts.js';
+export { podtemplates } from './podtemplates.js';
