@@ -1,0 +1,201 @@
+/**
+ * A pod's volumes as kube 1.24 validates them (ValidateVolumes, validateVolumeSource and the
+ * pod-only sources: gitRepo, persistentVolumeClaim, csi, ephemeral).
+ */
+import { type FieldError, fieldErr } from '../../../field-errors.js';
+import { nameIsDNSSubdomain, validateAnnotations, validateLabels } from '../../../validation.js';
+import { type JsonObject, asObject, isSet, objects, str } from './access.js';
+import { validateDNS1123Label, validateLocalDescendingPath } from './basic.js';
+import type { VolumeMap } from './mounts.js';
+import type { PodValidationOptions } from './pod-options.js';
+import { validateEmptyDirSizeLimit, validatePersistentVolumeClaimSpec } from './quantities.js';
+import { type SourceValidator, sharedVolumeSourceValidators as shared } from './shared-volume-sources.js';
+import { validateConfigMapVolumeSource, validateDownwardAPIVolumeSource, validateProjectedVolumeSource, validateSecretVolumeSource } from './volume-projections.js';
+
+/** kube's `validateGitRepoVolumeSource`. */
+export function validateGitRepoVolumeSource(source: JsonObject, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (str(source['repository']).length === 0) errs.push(fieldErr.required(`${field}.repository`));
+  errs.push(...validateLocalDescendingPath(str(source['directory']), `${field}.directory`));
+  return errs;
+}
+
+/** kube's `ValidateCSIDriverName`. */
+export function validateCSIDriverName(driver: string, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (driver.length === 0) errs.push(fieldErr.required(field));
+  if (driver.length > 63) errs.push(fieldErr.tooLong(field, driver, 63));
+  errs.push(...nameIsDNSSubdomain(driver.toLowerCase(), false).map((m) => fieldErr.invalid(field, driver, m)));
+  return errs;
+}
+
+/** kube's `validateCSIVolumeSource` (an invalid secret name is reported at `csi.name`, as kube does). */
+export function validateCSIVolumeSource(source: JsonObject, field: string): FieldError[] {
+  const errs = validateCSIDriverName(str(source['driver']), `${field}.driver`);
+  const ref = asObject(source['nodePublishSecretRef']);
+  if (ref) {
+    const name = str(ref['name']);
+    if (name.length === 0) errs.push(fieldErr.required(`${field}.nodePublishSecretRef.name`));
+    else errs.push(...nameIsDNSSubdomain(name, false).map((m) => fieldErr.invalid(`${field}.name`, name, m)));
+  }
+  return errs;
+}
+
+/** ObjectMeta members in Go's order, as kube's allow-list check names them (lower-cased Go names). */
+const OBJECT_META_MEMBERS: Array<[json: string, goName: string]> = [
+  ['name', 'name'],
+  ['generateName', 'generateName'],
+  ['namespace', 'namespace'],
+  ['selfLink', 'selfLink'],
+  ['uid', 'uID'],
+  ['resourceVersion', 'resourceVersion'],
+  ['generation', 'generation'],
+  ['creationTimestamp', 'creationTimestamp'],
+  ['deletionTimestamp', 'deletionTimestamp'],
+  ['deletionGracePeriodSeconds', 'deletionGracePeriodSeconds'],
+  ['ownerReferences', 'ownerReferences'],
+  ['finalizers', 'finalizers'],
+  ['clusterName', 'zZZ_DeprecatedClusterName'],
+  ['managedFields', 'managedFields'],
+];
+
+/** Whether a decoded member differs from its Go zero value. */
+function nonZero(v: unknown): boolean {
+  return isSet(v) && v !== '' && v !== 0;
+}
+
+/** kube's `ValidatePersistentVolumeClaimTemplate`: only labels and annotations in its metadata. */
+export function validatePersistentVolumeClaimTemplate(template: JsonObject, field: string): FieldError[] {
+  const meta = asObject(template['metadata']) ?? {};
+  const metaPath = `${field}.metadata`;
+  const errs = [...validateAnnotations(meta['annotations'], `${metaPath}.annotations`), ...validateLabels(meta['labels'], `${metaPath}.labels`)];
+  for (const [json, goName] of OBJECT_META_MEMBERS) {
+    if (nonZero(meta[json])) errs.push(fieldErr.forbidden(`${metaPath}.${goName}`, 'cannot be set for an ephemeral volume'));
+  }
+  errs.push(...validatePersistentVolumeClaimSpec(template['spec'], `${field}.spec`));
+  return errs;
+}
+
+/** kube's `validateEphemeralVolumeSource`. */
+export function validateEphemeralVolumeSource(source: JsonObject, field: string): FieldError[] {
+  const template = asObject(source['volumeClaimTemplate']);
+  if (!template) return [fieldErr.required(`${field}.volumeClaimTemplate`)];
+  return validatePersistentVolumeClaimTemplate(template, `${field}.volumeClaimTemplate`);
+}
+
+interface SourceContext {
+  volName: string;
+  podName: string;
+  opts: PodValidationOptions;
+}
+
+type Check = (source: JsonObject, field: string, ctx: SourceContext) => FieldError[];
+
+const fromShared = (key: string): Check => (source, field) => (shared[key] as SourceValidator)(source, field);
+
+/**
+ * kube's volume sources in the order validateVolumeSource checks them: the member, the path the
+ * "more than 1 volume type" error names, and the path its own errors use (kube's spellings differ
+ * in three places: `persistentDisk`, `cephFS`/`cephfs`, `downwarAPI`).
+ */
+const SOURCES: Array<{ key: string; forbidden: string; path: string; check: Check }> = [
+  { key: 'hostPath', forbidden: 'hostPath', path: 'hostPath', check: fromShared('hostPath') },
+  { key: 'gitRepo', forbidden: 'gitRepo', path: 'gitRepo', check: (s, f) => validateGitRepoVolumeSource(s, f) },
+  { key: 'gcePersistentDisk', forbidden: 'gcePersistentDisk', path: 'persistentDisk', check: fromShared('gcePersistentDisk') },
+  { key: 'awsElasticBlockStore', forbidden: 'awsElasticBlockStore', path: 'awsElasticBlockStore', check: fromShared('awsElasticBlockStore') },
+  { key: 'secret', forbidden: 'secret', path: 'secret', check: (s, f) => validateSecretVolumeSource(s, f) },
+  { key: 'nfs', forbidden: 'nfs', path: 'nfs', check: fromShared('nfs') },
+  { key: 'iscsi', forbidden: 'iscsi', path: 'iscsi', check: fromShared('iscsi') },
+  { key: 'glusterfs', forbidden: 'glusterfs', path: 'glusterfs', check: fromShared('glusterfs') },
+  { key: 'flocker', forbidden: 'flocker', path: 'flocker', check: fromShared('flocker') },
+  {
+    key: 'persistentVolumeClaim',
+    forbidden: 'persistentVolumeClaim',
+    path: 'persistentVolumeClaim',
+    check: (s, f) => (str(s['claimName']).length === 0 ? [fieldErr.required(`${f}.claimName`)] : []),
+  },
+  { key: 'rbd', forbidden: 'rbd', path: 'rbd', check: fromShared('rbd') },
+  { key: 'cinder', forbidden: 'cinder', path: 'cinder', check: fromShared('cinder') },
+  { key: 'cephfs', forbidden: 'cephFS', path: 'cephfs', check: fromShared('cephfs') },
+  { key: 'quobyte', forbidden: 'quobyte', path: 'quobyte', check: fromShared('quobyte') },
+  { key: 'downwardAPI', forbidden: 'downwarAPI', path: 'downwardAPI', check: (s, f, c) => validateDownwardAPIVolumeSource(s, f, c.opts) },
+  { key: 'fc', forbidden: 'fc', path: 'fc', check: fromShared('fc') },
+  { key: 'flexVolume', forbidden: 'flexVolume', path: 'flexVolume', check: fromShared('flexVolume') },
+  { key: 'configMap', forbidden: 'configMap', path: 'configMap', check: (s, f) => validateConfigMapVolumeSource(s, f) },
+  { key: 'azureFile', forbidden: 'azureFile', path: 'azureFile', check: fromShared('azureFile') },
+  { key: 'vsphereVolume', forbidden: 'vsphereVolume', path: 'vsphereVolume', check: fromShared('vsphereVolume') },
+  { key: 'photonPersistentDisk', forbidden: 'photonPersistentDisk', path: 'photonPersistentDisk', check: fromShared('photonPersistentDisk') },
+  { key: 'portworxVolume', forbidden: 'portworxVolume', path: 'portworxVolume', check: fromShared('portworxVolume') },
+  { key: 'azureDisk', forbidden: 'azureDisk', path: 'azureDisk', check: fromShared('azureDisk') },
+  { key: 'storageos', forbidden: 'storageos', path: 'storageos', check: fromShared('storageos') },
+  { key: 'projected', forbidden: 'projected', path: 'projected', check: (s, f, c) => validateProjectedVolumeSource(s, f, c.opts) },
+  { key: 'scaleIO', forbidden: 'scaleIO', path: 'scaleIO', check: fromShared('scaleIO') },
+  { key: 'csi', forbidden: 'csi', path: 'csi', check: (s, f) => validateCSIVolumeSource(s, f) },
+  {
+    key: 'ephemeral',
+    forbidden: 'ephemeral',
+    path: 'ephemeral',
+    check: (s, f, c) => {
+      const errs = validateEphemeralVolumeSource(s, f);
+      // The PVC this creates is named <pod>-<volume>; skipped when either is unknown.
+      if (c.podName !== '' && c.volName !== '') {
+        const pvcName = `${c.podName}-${c.volName}`;
+        const volPath = f.slice(0, f.lastIndexOf('.'));
+        for (const m of nameIsDNSSubdomain(pvcName, false)) errs.push(fieldErr.invalid(`${volPath}.name`, c.volName, `PVC name "${pvcName}": ${m}`));
+      }
+      return errs;
+    },
+  },
+];
+
+/** kube's `validateVolumeSource`: exactly one source, each checked by its own rules. */
+export function validateVolumeSource(vol: JsonObject, field: string, ctx: SourceContext): FieldError[] {
+  const errs: FieldError[] = [];
+  let n = 0;
+  const emptyDir = asObject(vol['emptyDir']);
+  if (emptyDir) {
+    n++;
+    errs.push(...validateEmptyDirSizeLimit(emptyDir['sizeLimit'], `${field}.emptyDir.sizeLimit`));
+  }
+  for (const src of SOURCES) {
+    const source = asObject(vol[src.key]);
+    if (!source) continue;
+    if (n > 0) errs.push(fieldErr.forbidden(`${field}.${src.forbidden}`, 'may not specify more than 1 volume type'));
+    else {
+      n++;
+      errs.push(...src.check(source, `${field}.${src.path}`, ctx));
+    }
+    if (src.key === 'iscsi' && isSet(source['initiatorName']) && `${ctx.volName}:${str(source['targetPortal'])}`.length > 64) {
+      errs.push(fieldErr.invalid(`${field}.name`, ctx.volName, 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.'));
+    }
+  }
+  if (n === 0) errs.push(fieldErr.required(field, 'must specify a volume type'));
+  return errs;
+}
+
+/**
+ * kube's `ValidateVolumes`: the valid volumes by name (for mounts and devices) and the errors.
+ * `podName` is the pod's name, '' for templates (the ephemeral PVC name checks are then skipped).
+ */
+export function validateVolumes(volumes: unknown, podName: string, field: string, opts: PodValidationOptions): { volumes: VolumeMap; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const valid: VolumeMap = new Map();
+  const all = objects(volumes);
+  const createdPVCs = new Set<string>();
+  if (podName !== '') for (const vol of all) if (isSet(vol['ephemeral'])) createdPVCs.add(`${podName}-${str(vol['name'])}`);
+  all.forEach((vol, i) => {
+    const p = `${field}[${i}]`;
+    const name = str(vol['name']);
+    const el = validateVolumeSource(vol, p, { volName: name, podName, opts });
+    if (name.length === 0) el.push(fieldErr.required(`${p}.name`));
+    else el.push(...validateDNS1123Label(name, `${p}.name`));
+    if (valid.has(name)) el.push(fieldErr.duplicate(`${p}.name`, name));
+    if (el.length === 0) valid.set(name, vol);
+    else errors.push(...el);
+    const claimName = str(asObject(vol['persistentVolumeClaim'])?.['claimName']);
+    if (isSet(vol['persistentVolumeClaim']) && createdPVCs.has(claimName)) {
+      errors.push(fieldErr.invalid(`${p}.persistentVolumeClaim.claimName`, claimName, 'must not reference a PVC that gets created for an ephemeral volume'));
+    }
+  });
+  return { volumes: valid, errors };
+}
