@@ -580,6 +580,21 @@ describe('int64 read-outs', () => {
   });
 });
 
+describe('goSyntax', () => {
+  it('prints the Quantity as Go’s %#v does in field errors', () => {
+    const go = (i: string, d = '(*inf.Dec)(nil)', s = '', f = 'DecimalSI'): string =>
+      `resource.Quantity{i:resource.int64Amount{${i}}, d:resource.infDecAmount{Dec:${d}}, s:${JSON.stringify(s)}, Format:"${f}"}`;
+    assert.equal(parseQuantity('1500m').goSyntax(), go('value:1500, scale:-3', undefined, '1500m'));
+    assert.equal(parseQuantity('0').goSyntax(), go('value:0, scale:0', undefined, '0'));
+    assert.equal(parseQuantity('400Mi').goSyntax(), go('value:419430400, scale:0', undefined, '', 'BinarySI'));
+    assert.equal(parseQuantity('1000').goSyntax(), go('value:1000, scale:0'));
+    assert.equal(parseQuantity('1.5Gi').goSyntax(), go('value:0, scale:0', '(*inf.Dec)(0xc000a1c000)', '', 'BinarySI'));
+    // Rounded to milli as SetDefaults_ResourceList does: kept text survives only when nothing changed.
+    assert.equal(parseQuantity('1.001').roundUp(Scale.Milli).goSyntax(), go('value:1001, scale:-3', undefined, '1.001'));
+    assert.equal(parseQuantity('1.000001').roundUp(Scale.Milli).goSyntax(), go('value:1001, scale:-3'));
+  });
+});
+
 describe('JSON decoding', () => {
   it('reads strings with surrounding whitespace and numbers, as UnmarshalJSON does (TestJSONWhitespace)', () => {
     const cases: Array<[unknown, string]> = [

@@ -72,14 +72,17 @@ export function isQuantityParseError(e: unknown): e is QuantityParseError {
 export class Quantity {
   readonly format: QuantityFormat;
   readonly #amount: Amount;
-  /** The serialized form, once known (kube's `Quantity.s`). */
+  /** The input text kube's parser kept as the serialized form (kube's `Quantity.s` after parsing). */
+  readonly #kept: string | undefined;
+  /** The serialized form, once computed. */
   #text: string | undefined;
 
   /** @internal Use parseQuantity() or the create*Quantity() factories. */
-  constructor(amount: Amount, format: QuantityFormat, text?: string) {
+  constructor(amount: Amount, format: QuantityFormat, kept?: string) {
     this.#amount = amount;
     this.format = format;
-    this.#text = text;
+    this.#kept = kept;
+    this.#text = kept;
   }
 
   /** -1, 0 or 1 as this is less than, equal to or greater than `o` (exact). */
@@ -162,6 +165,19 @@ export class Quantity {
 
   toJSON(): string {
     return this.toString();
+  }
+
+  /**
+   * Go's `%#v` of the kube Quantity, which is how a field error whose bad value is a Quantity
+   * prints it (`resource.Quantity{i:resource.int64Amount{value:1500, scale:-3}, ...}`): the
+   * int64 form's mantissa and scale, and the text kept from parsing. kube prints the address of
+   * a decimal's inf.Dec there, which differs per process; plinth prints a fixed one.
+   */
+  goSyntax(): string {
+    const a = this.#amount;
+    const i = a.big ? 'value:0, scale:0' : `value:${a.unscaled}, scale:${a.scale}`;
+    const d = a.big ? '(*inf.Dec)(0xc000a1c000)' : '(*inf.Dec)(nil)';
+    return `resource.Quantity{i:resource.int64Amount{${i}}, d:resource.infDecAmount{Dec:${d}}, s:${JSON.stringify(this.#kept ?? '')}, Format:"${this.format}"}`;
   }
 }
 
@@ -294,6 +310,8 @@ function interpretSuffix(suffix: string): SuffixMeaning {
 }
 
 const ZERO = new Quantity(intAmount(0n, 0), 'DecimalSI', '0');
+/** What a JSON null decodes to (Go's zero Quantity, which has kept no text). */
+const NULL_ZERO = new Quantity(intAmount(0n, 0), 'DecimalSI');
 /** Most decimal digits an int64 always holds. */
 const MAX_INT64_FACTORS = 18;
 
@@ -416,7 +434,7 @@ export function decodeQuantity(v: unknown): Quantity {
   if (typeof v === 'string') return parseQuantity(v.replace(GO_TRIM, ''));
   if (typeof v === 'number' || typeof v === 'bigint') return parseQuantity(String(v));
   if (typeof v === 'symbol') return parseQuantity(v.description ?? '');
-  if (v === null) return ZERO;
+  if (v === null) return NULL_ZERO;
   throw new QuantityParseError('FormatWrong');
 }
 
