@@ -6,6 +6,7 @@ export * from './schema.js';
 export * from './base64.js';
 export * from './depth.js';
 export * from './json.js';
+export * from './quantity.js';
 export * from './number-codec.js';
 export * from './catalog.js';
 export * from './meta-schema.js';
