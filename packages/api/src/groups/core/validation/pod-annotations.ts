@@ -7,6 +7,7 @@ import { type FieldError, fieldErr } from '../../../field-errors.js';
 import { type JsonObject, asObject, str, visitContainersWithPath } from './access.js';
 import type { PodValidationOptions } from './pod-options.js';
 import { SECCOMP_CONTAINER_ANNOTATION_PREFIX, SECCOMP_POD_ANNOTATION, validateSeccompProfile } from './security.js';
+import { goJSONSyntaxError } from './go-json.js';
 import { validateTolerations } from './tolerations.js';
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -49,15 +50,9 @@ function jsonKind(v: unknown): string {
  * (members matched case-insensitively, unknown ones ignored) or Go's error text.
  */
 export function decodeTolerationsAnnotation(text: string): { tolerations: JsonObject[] } | { error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    if (text.trim() === '' || /end of (JSON|data)|Unterminated/i.test(String(e))) return { error: 'unexpected end of JSON input' };
-    const at = /position (\d+)/.exec(String(e));
-    const ch = text[at ? Number(at[1]) : text.search(/\S/)] ?? '';
-    return { error: `invalid character '${ch}' looking for beginning of value` };
-  }
+  const syntax = goJSONSyntaxError(text);
+  if (syntax !== undefined) return { error: syntax };
+  const parsed: unknown = JSON.parse(text);
   if (parsed === null) return { tolerations: [] };
   if (!Array.isArray(parsed)) return { error: `json: cannot unmarshal ${jsonKind(parsed)} into Go value of type []core.Toleration` };
   const out: JsonObject[] = [];
