@@ -48,12 +48,19 @@ function mungedSpec(spec: JsonObject, old: JsonObject): JsonObject {
 }
 
 /**
- * The spec as kube's internal PodSpec compares: the deprecated `serviceAccount` alias is folded
- * into `serviceAccountName` (conversion), so changing only the alias is no change.
+ * The v1 spec in the shape of kube's internal PodSpec, which kube compares and diffs: the
+ * deprecated `serviceAccount` alias folds into `serviceAccountName`, and the host namespace flags
+ * live in the security context (Convert_v1_PodSpec_To_core_PodSpec).
  */
-function comparableSpec(spec: JsonObject): JsonObject {
+export function internalPodSpec(spec: JsonObject): JsonObject {
   const c: JsonObject = { ...spec, serviceAccountName: str(spec['serviceAccountName']) || str(spec['serviceAccount']) };
+  const sc: JsonObject = { ...(asObject(spec['securityContext']) ?? {}) };
+  for (const k of ['hostNetwork', 'hostPID', 'hostIPC', 'shareProcessNamespace']) {
+    if (k in c) sc[k] = c[k];
+    delete c[k];
+  }
   delete c['serviceAccount'];
+  c['securityContext'] = sc;
   return c;
 }
 
@@ -61,8 +68,8 @@ function comparableSpec(spec: JsonObject): JsonObject {
 export function validatePodUpdate(pod: JsonObject, old: JsonObject, opts: PodValidationOptions): FieldError[] {
   const errs = validatePodMetadataAndSpec(pod, opts);
   errs.push(...validatePodSpecificAnnotationUpdates(pod, old, 'metadata.annotations', opts));
-  const spec = comparableSpec(asObject(pod['spec']) ?? {});
-  const oldSpec = comparableSpec(asObject(old['spec']) ?? {});
+  const spec = internalPodSpec(asObject(pod['spec']) ?? {});
+  const oldSpec = internalPodSpec(asObject(old['spec']) ?? {});
   for (const k of ['containers', 'initContainers'] as const) {
     const r = validateContainerUpdates(objects(spec[k]), objects(oldSpec[k]), `spec.${k}`);
     errs.push(...r.errors);
