@@ -4,7 +4,7 @@
  * a negative terminationGracePeriodSeconds turned into 1 may change. Object metadata checks are
  * the store's (see pod.ts).
  */
-import { type FieldError, fieldErr } from '../../../field-errors.js';
+import { type FieldError, GoLiteral, fieldErr } from '../../../field-errors.js';
 import { type JsonObject, asObject, isSet, num, objects, str } from './access.js';
 import { INT32_MAX, inclusiveRangeError } from './basic.js';
 import { goDiff } from './go-diff.js';
@@ -88,7 +88,8 @@ export function validatePodUpdate(pod: JsonObject, old: JsonObject, opts: PodVal
       return errs;
     }
   } else if (isSet(oldAds)) {
-    errs.push(fieldErr.invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+    // kube prints a nil pointer as null.
+    errs.push(fieldErr.invalid('spec.activeDeadlineSeconds', new GoLiteral('null'), 'must not update from a positive integer to nil value'));
   }
   errs.push(...validateOnlyAddedTolerations(spec['tolerations'], oldSpec['tolerations'], 'spec.tolerations'));
   if (semanticEqual(spec, oldSpec)) return errs;
