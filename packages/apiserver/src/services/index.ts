@@ -7,3 +7,13 @@ export { parseServiceClusterIPRange, validateServiceClusterIPRange, parseService
 export { ServiceAllocators, type AllocationTxn } from './service-alloc.js';
 export { createServiceREST, normalizeClusterIPs, patchAllocatedValues, defaultOnRead, RANGE_KEYS, type ServiceREST, type ServiceRESTOptions } from './service-rest.js';
 export { createClusterIPRepair, createNodePortRepair, repairNodePortsOf, REPAIRS_BEFORE_LEAK_CLEANUP, DEFAULT_REPAIR_INTERVAL_MS, type RepairEvent, type RepairLoop, type RepairOptions } from './repair.js';
+export { resolveAdvertiseAddress, type HostNetwork } from './advertise-address.js';
+export { createStorageServiceClient, createStorageEndpointsClient, type ObjectClient } from './object-clients.js';
+export {
+  createKubernetesServiceController,
+  KUBERNETES_SERVICE_NAME,
+  DEFAULT_LEASE_TTL_SECONDS,
+  DEFAULT_RECONCILE_INTERVAL_MS,
+  type KubernetesServiceController,
+  type KubernetesServiceOptions,
+} from './kubernetes-service.js';
