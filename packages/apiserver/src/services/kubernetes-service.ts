@@ -41,8 +41,10 @@ export interface KubernetesServiceOptions {
   etcdPrefix?: string;
   /** The Service allocators (createServiceREST), for the repair loops and the default clients. */
   rest: ServiceREST;
-  /** This replica's `--advertise-address` (resolved; see options.ts). */
+  /** This replica's `--advertise-address` (resolved: options.ts `services.advertiseAddress`). */
   advertiseAddress: string;
+  /** Why none could be resolved (options.ts `services.advertiseAddressError`): start-up fails with it. */
+  advertiseAddressError?: string;
   /** The port this replica serves HTTPS on: the Endpoints' port, the Service's targetPort. */
   securePort: number;
   /** The Service's port (kube: 443). */
@@ -124,7 +126,7 @@ export function createKubernetesServiceController(opts: KubernetesServiceOptions
   const ttl = opts.leaseTTLSeconds ?? DEFAULT_LEASE_TTL_SECONDS;
   const intervalMs = opts.intervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS;
   const ip = opts.advertiseAddress;
-  if (!ip) throw new Error('the kubernetes Service reconciler needs an advertise address');
+  if (!ip) throw new Error(opts.advertiseAddressError ?? 'the kubernetes Service reconciler needs an advertise address');
   const masterLeases = leases(opts.store, prefix, ttl);
   const services = opts.services ?? createStorageServiceClient({ store: opts.store, rest: opts.rest, etcdPrefix: prefix });
   const endpoints = opts.endpoints ?? createStorageEndpointsClient({ store: opts.store, etcdPrefix: prefix });
