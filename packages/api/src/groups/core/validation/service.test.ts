@@ -160,6 +160,16 @@ describe('validateServiceUpdate (kube 1.24 ValidateServiceUpdate causes)', () =>
     assert.deepEqual(texts(validateServiceUpdate(toExternal, dual)), []);
   });
 
+  it('reports a bad loadBalancerClass twice in the causes and once in the message, as kube', () => {
+    const next = structuredClone(old);
+    next.spec!.loadBalancerClass = 'a/b/c';
+    const errs = validateServiceUpdate(next, old).filter((e) => e.field === 'spec.loadBalancerClass');
+    assert.deepEqual(errs.map((e) => e.detail.slice(0, 22)), ['may not change once se', 'a qualified name must ', 'a qualified name must ']);
+    const err = invalid({ group: '', kind: 'Service' }, 'web', errs);
+    assert.equal(err.details!.causes!.length, 3);
+    assert.equal((err.message.match(/a qualified name/g) ?? []).length, 1);
+  });
+
   it('validates the load-balancer status of a status update', () => {
     const s = svc({ type: 'LoadBalancer', ports: port80 });
     s.status = { loadBalancer: { ingress: [{ ip: '1.2.3.x' }, { hostname: '10.1.2.3' }] } };
