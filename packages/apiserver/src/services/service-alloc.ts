@@ -351,8 +351,8 @@ export class ServiceAllocators {
     try {
       await op.allocate(port);
     } catch (e) {
-      if (!isPortAllocationError(e)) throw e;
-      throw invalidService(svc, [fieldErr.invalid(`spec.ports[${index}].nodePort`, port, e.message)]);
+      // kube answers any failure to take a requested port (etcd's too) as this 422.
+      throw invalidService(svc, [fieldErr.invalid(`spec.ports[${index}].nodePort`, port, e instanceof Error ? e.message : String(e))]);
     }
   }
 
