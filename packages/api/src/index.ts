@@ -17,3 +17,4 @@ export * from './patch/index.js';
 export * from './managedfields/index.js';
 export * from './jsonpath.js';
 export * from './apiextensions/index.js';
+export * from './groups/core/services.js';

@@ -1,29 +1,32 @@
-/** Small setters for defaulting decoded JSON in place, with Go's notion of "unset". */
-import { type JsonObject, asObject } from '../validation/access.js';
+/**
+ * Small setters for defaulting decoded JSON as kube's `SetDefaults_*` functions set Go structs:
+ * a nested struct always exists in Go, so defaulting one of its fields creates it in JSON.
+ */
+import { type JsonObject, isJsonObject } from '../../../json.js';
 
-/** Sets a non-pointer member that holds Go's zero value (absent, null, '', 0). */
-export function defaultZero(o: JsonObject, key: string, value: unknown): void {
-  const v = o[key];
-  if (v === undefined || v === null || v === '' || v === 0) o[key] = value;
+/** The member `k` as an object, created when absent or null. */
+export function ensureObject(o: JsonObject, k: string): JsonObject {
+  const cur = Object.hasOwn(o, k) ? o[k] : undefined;
+  if (isJsonObject(cur)) return cur;
+  const fresh: JsonObject = {};
+  o[k] = fresh;
+  return fresh;
 }
 
-/** Sets a pointer member that is nil (absent or null). */
-export function defaultNil(o: JsonObject, key: string, value: unknown): void {
-  if (o[key] === undefined || o[key] === null) o[key] = value;
+/** Sets a Go string field that is "" (absent, null or empty). */
+export function defaultString(o: JsonObject, k: string, value: string): void {
+  const cur = Object.hasOwn(o, k) ? o[k] : undefined;
+  if (cur === undefined || cur === null || cur === '') o[k] = value;
 }
 
-/** The object members of a list member, to default in place. */
-export function eachObject(o: JsonObject, key: string, fn: (item: JsonObject) => void): void {
-  const v = o[key];
-  if (!Array.isArray(v)) return;
-  for (const item of v) {
-    const obj = asObject(item);
-    if (obj) fn(obj);
-  }
+/** Sets a Go pointer field that is nil (absent or null). */
+export function defaultPointer(o: JsonObject, k: string, value: unknown): void {
+  const cur = Object.hasOwn(o, k) ? o[k] : undefined;
+  if (cur === undefined || cur === null) o[k] = value;
 }
 
-/** Runs `fn` on an object member when it is set. */
-export function withObject(o: JsonObject, key: string, fn: (item: JsonObject) => void): void {
-  const obj = asObject(o[key]);
-  if (obj) fn(obj);
+/** The member `k` when it is an object (a non-nil Go pointer to a struct). */
+export function objectMember(o: JsonObject, k: string): JsonObject | undefined {
+  const v = Object.hasOwn(o, k) ? o[k] : undefined;
+  return isJsonObject(v) ? v : undefined;
 }

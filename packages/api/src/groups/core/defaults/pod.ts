@@ -5,7 +5,7 @@
  */
 import { type JsonObject, asObject, bool, num, str } from '../validation/access.js';
 import { imageTag } from './image.js';
-import { defaultNil, defaultZero, eachObject, withObject } from './json.js';
+import { defaultNil, defaultZero, eachObject, withObject } from './pod-json.js';
 import { setDefaultsResourceList } from './resource-list.js';
 import { setDefaultsVolume } from './volumes.js';
 

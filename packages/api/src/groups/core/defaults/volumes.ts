@@ -4,7 +4,7 @@
  * hostPath type ""; iSCSI, RBD, ScaleIO, AzureDisk and projected token defaults.
  */
 import { type JsonObject, asObject } from '../validation/access.js';
-import { defaultNil, defaultZero, eachObject, withObject } from './json.js';
+import { defaultNil, defaultZero, eachObject, withObject } from './pod-json.js';
 import { setDefaultsResourceList } from './resource-list.js';
 
 /** 0644, the default mode of secret, configMap, downwardAPI and projected volumes. */

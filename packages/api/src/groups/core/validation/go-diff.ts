@@ -8,7 +8,7 @@
  */
 import { asObject, isSet, num } from './access.js';
 import { type GoField, goElemType, goStructFields } from './go-types.js';
-import { isZeroValue, semanticEqual } from './semantic.js';
+import { isZeroValue, semanticEqual } from './pod-equality.js';
 
 const CONTEXT = 2;
 

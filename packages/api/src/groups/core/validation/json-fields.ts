@@ -10,6 +10,11 @@ import { type JsonObject, getOwn, isJsonObject } from '../../../json.js';
 
 export type { JsonObject };
 
+/** A member's raw value (undefined when absent; never an inherited one). */
+export function memberAt(o: unknown, key: string): unknown {
+  return isJsonObject(o) ? getOwn(o, key) : undefined;
+}
+
 /** A member that is a JSON object (a non-nil Go struct pointer); undefined when absent or null. */
 export function objectAt(o: unknown, key: string): JsonObject | undefined {
   if (!isJsonObject(o)) return undefined;

@@ -11,7 +11,7 @@ import { goDiff } from './go-diff.js';
 import { validatePodIPs, validatePodMetadataAndSpec } from './pod.js';
 import { validatePodSpecificAnnotationUpdates } from './pod-annotations.js';
 import type { PodValidationOptions } from './pod-options.js';
-import { semanticEqual } from './semantic.js';
+import { semanticEqual } from './pod-equality.js';
 
 const SYSTEM_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized']);
 

@@ -11,7 +11,7 @@ import { goDiff } from './go-diff.js';
 import { validatePodMetadataAndSpec } from './pod.js';
 import { validatePodSpecificAnnotationUpdates } from './pod-annotations.js';
 import type { PodValidationOptions } from './pod-options.js';
-import { semanticEqual } from './semantic.js';
+import { semanticEqual } from './pod-equality.js';
 import { validateOnlyAddedTolerations } from './tolerations.js';
 
 /** The fixed text of kube's spec-immutability error; the diff follows it on the next line. */
