@@ -1,74 +1,13 @@
 /**
- * Node selectors and node/pod (anti-)affinity as kube 1.24 validates them (pkg/apis/core/validation
- * ValidateNodeSelector*, validateNodeAffinity, validatePodAffinity*, validatePodAntiAffinity).
+ * Node and pod (anti-)affinity as kube 1.24 validates them (pkg/apis/core/validation
+ * validateNodeAffinity, ValidatePreferredSchedulingTerms, validatePodAffinity*,
+ * validatePodAntiAffinity); node selectors are node-selector.ts's.
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
-import { isDNS1123Label, nameIsDNSSubdomain } from '../../../validation.js';
+import { isDNS1123Label } from '../../../validation.js';
 import { asObject, isSet, list, num, objects, str, strings } from './access.js';
-import { validateLabelName, validateLabelSelector } from './basic.js';
-
-/** kube's `ValidateNodeSelectorRequirement`. */
-export function validateNodeSelectorRequirement(req: unknown, field: string): FieldError[] {
-  const rq = asObject(req) ?? {};
-  const errs: FieldError[] = [];
-  const op = str(rq['operator']);
-  const values = list(rq['values']);
-  switch (op) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0) errs.push(fieldErr.required(`${field}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length > 0) errs.push(fieldErr.forbidden(`${field}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (values.length !== 1) errs.push(fieldErr.required(`${field}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      break;
-    default:
-      errs.push(fieldErr.invalid(`${field}.operator`, op, 'not a valid selector operator'));
-  }
-  errs.push(...validateLabelName(str(rq['key']), `${field}.key`));
-  return errs;
-}
-
-/** kube's `ValidateNodeFieldSelectorRequirement`: only `metadata.name` In/NotIn one node name. */
-export function validateNodeFieldSelectorRequirement(req: unknown, field: string): FieldError[] {
-  const rq = asObject(req) ?? {};
-  const errs: FieldError[] = [];
-  const op = str(rq['operator']);
-  if (op === 'In' || op === 'NotIn') {
-    if (list(rq['values']).length !== 1) errs.push(fieldErr.required(`${field}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
-  } else {
-    errs.push(fieldErr.invalid(`${field}.operator`, op, 'not a valid selector operator'));
-  }
-  const key = str(rq['key']);
-  if (key !== 'metadata.name') errs.push(fieldErr.invalid(`${field}.key`, key, 'not a valid field selector key'));
-  else {
-    strings(rq['values']).forEach((v, i) => {
-      for (const m of nameIsDNSSubdomain(v, false)) errs.push(fieldErr.invalid(`${field}.values[${i}]`, v, m));
-    });
-  }
-  return errs;
-}
-
-/** kube's `ValidateNodeSelectorTerm`. */
-export function validateNodeSelectorTerm(term: unknown, field: string): FieldError[] {
-  const t = asObject(term) ?? {};
-  const errs: FieldError[] = [];
-  list(t['matchExpressions']).forEach((r, j) => errs.push(...validateNodeSelectorRequirement(r, `${field}.matchExpressions[${j}]`)));
-  list(t['matchFields']).forEach((r, j) => errs.push(...validateNodeFieldSelectorRequirement(r, `${field}.matchFields[${j}]`)));
-  return errs;
-}
-
-/** kube's `ValidateNodeSelector`: at least one term. */
-export function validateNodeSelector(selector: unknown, field: string): FieldError[] {
-  const terms = list(asObject(selector)?.['nodeSelectorTerms']);
-  const termsPath = `${field}.nodeSelectorTerms`;
-  if (terms.length === 0) return [fieldErr.required(termsPath, 'must have at least one node selector term')];
-  return terms.flatMap((t, i) => validateNodeSelectorTerm(t, `${termsPath}[${i}]`));
-}
+import { validateLabelSelector } from './label-selector.js';
+import { validateLabelName, validateNodeSelector, validateNodeSelectorTerm } from './node-selector.js';
 
 /** kube's `ValidatePreferredSchedulingTerms`. */
 export function validatePreferredSchedulingTerms(terms: unknown, field: string): FieldError[] {

@@ -1,11 +1,13 @@
 /**
  * The apimachinery-level checks pod validation is built from (k8s.io/apimachinery
- * `pkg/util/validation`, `pkg/api/validation`, `pkg/apis/meta/v1/validation`), with kube's
- * messages, since clients and humans read them.
+ * `pkg/util/validation`, `pkg/api/validation`), with kube's messages, since clients and humans read
+ * them. Paths, IPs, node and label selectors are in the modules shared with the other core types
+ * (volume-paths.ts, net.ts, node-selector.ts, label-selector.ts).
  */
 import { type FieldError, GoLiteral, fieldErr } from '../../../field-errors.js';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, validateLabels } from '../../../validation.js';
-import { type JsonObject, asObject, list, objects, str } from './access.js';
+import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from '../../../validation.js';
+import { type JsonObject, str } from './access.js';
+import { parseIP } from './net.js';
 
 export const INT32_MAX = 2147483647;
 
@@ -13,8 +15,6 @@ export const INT32_MAX = 2147483647;
 export const IS_NEGATIVE_MSG = 'must be greater than or equal to 0';
 /** kube's `isNotPositiveErrorMsg`. */
 export const IS_NOT_POSITIVE_MSG = 'must be greater than zero';
-/** kube's `fileModeErrorMsg`. */
-export const FILE_MODE_MSG = 'must be a number between 0 and 0777 (octal), both inclusive';
 
 export function inclusiveRangeError(lo: number, hi: number): string {
   return `must be between ${lo} and ${hi}, inclusive`;
@@ -93,98 +93,9 @@ export function isValidID(id: number): string[] {
   return id >= 0 && id <= INT32_MAX ? [] : [inclusiveRangeError(0, INT32_MAX)];
 }
 
-/** k8s.io/utils/net's forked `parseIPv4`: four decimal octets, leading zeros allowed. */
-function parseIPv4(s: string): number[] | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
-  const out: number[] = [];
-  for (const p of parts) {
-    if (!/^[0-9]{1,3}$/.test(p) || Number(p) > 255) return undefined;
-    out.push(Number(p));
-  }
-  return out;
-}
-
-/** Go's `parseIPv6` (16 bytes, one `::`, an optional trailing IPv4), without zones. */
-function parseIPv6(text: string): number[] | undefined {
-  const ip: number[] = new Array<number>(16).fill(0);
-  let s = text;
-  let ellipsis = -1;
-  if (s.length >= 2 && s.startsWith('::')) {
-    ellipsis = 0;
-    s = s.slice(2);
-    if (s.length === 0) return ip;
-  }
-  let j = 0;
-  while (j < 16) {
-    const m = /^[0-9a-fA-F]+/.exec(s);
-    if (!m) return undefined;
-    const n = parseInt(m[0], 16);
-    if (n > 0xffff) return undefined;
-    const c = m[0].length;
-    if (c < s.length && s[c] === '.') {
-      if ((ellipsis < 0 && j !== 12) || j + 4 > 16) return undefined;
-      const ip4 = parseIPv4(s);
-      if (!ip4) return undefined;
-      ip.splice(j, 4, ...ip4);
-      s = '';
-      j += 4;
-      break;
-    }
-    ip[j] = n >> 8;
-    ip[j + 1] = n & 0xff;
-    j += 2;
-    s = s.slice(c);
-    if (s.length === 0) break;
-    if (s[0] !== ':' || s.length === 1) return undefined;
-    s = s.slice(1);
-    if (s[0] === ':') {
-      if (ellipsis >= 0) return undefined;
-      ellipsis = j;
-      s = s.slice(1);
-      if (s.length === 0) break;
-    }
-  }
-  if (s.length !== 0) return undefined;
-  if (j < 16) {
-    if (ellipsis < 0) return undefined;
-    const n = 16 - j;
-    for (let k = j - 1; k >= ellipsis; k--) ip[k + n] = ip[k]!;
-    for (let k = ellipsis + n - 1; k >= ellipsis; k--) ip[k] = 0;
-  } else if (ellipsis >= 0) {
-    return undefined;
-  }
-  return ip;
-}
-
-/**
- * k8s.io/utils/net `ParseIPSloppy`: Go's `net.ParseIP` whose IPv4 octets may have leading zeros.
- * The 16-byte form, or undefined when the text is not an IP.
- */
-export function parseIPSloppy(s: string): number[] | undefined {
-  for (const ch of s) {
-    if (ch === '.') {
-      const v4 = parseIPv4(s);
-      return v4 ? [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...v4] : undefined;
-    }
-    if (ch === ':') return parseIPv6(s);
-  }
-  return undefined;
-}
-
+/** Whether `s` is an IP to k8s.io/utils/net `ParseIPSloppy` (leading zeros in IPv4 octets allowed). */
 export function isIPSloppy(s: string): boolean {
-  return parseIPSloppy(s) !== undefined;
-}
-
-export function isValidIP(value: string): string[] {
-  return isIPSloppy(value) ? [] : ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
-}
-
-/** The IP family as Go's `To4()` sees it (an IPv4-mapped IPv6 address is IPv4); 0 when not an IP. */
-export function ipFamily(s: string): 0 | 4 | 6 {
-  const ip = parseIPSloppy(s);
-  if (!ip) return 0;
-  return ip.slice(0, 10).every((b) => b === 0) && ip[10] === 0xff && ip[11] === 0xff ? 4 : 6;
+  return parseIP(s) !== undefined;
 }
 
 export function validateNonnegativeField(value: unknown, field: string): FieldError[] {
@@ -200,37 +111,6 @@ export function validateDNS1123Subdomain(value: string, field: string): FieldErr
   return isDNS1123Subdomain(value).map((m) => fieldErr.invalid(field, value, m));
 }
 
-/** kube's `ValidateLabelName` (a qualified name). */
-export function validateLabelName(name: string, field: string): FieldError[] {
-  return isQualifiedName(name).map((m) => fieldErr.invalid(field, name, m));
-}
-
-/** kube's `ValidateLabels`: every key a qualified name, every value a label value; the path has no key. */
-export function validateLabelMap(labels: unknown, field: string): FieldError[] {
-  return validateLabels(labels, field);
-}
-
-/** kube's metav1 `ValidateLabelSelector` (1.24: no options). */
-export function validateLabelSelector(selector: unknown, field: string): FieldError[] {
-  const sel = asObject(selector);
-  if (!sel) return [];
-  const errs: FieldError[] = [...validateLabels(sel['matchLabels'], `${field}.matchLabels`)];
-  objects(sel['matchExpressions']).forEach((expr, i) => {
-    const p = `${field}.matchExpressions[${i}]`;
-    const op = str(expr['operator']);
-    const values = list(expr['values']);
-    if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) errs.push(fieldErr.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-    } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldErr.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-    } else {
-      errs.push(fieldErr.invalid(`${p}.operator`, op, 'not a valid selector operator'));
-    }
-    errs.push(...validateLabelName(str(expr['key']), `${p}.key`));
-  });
-  return errs;
-}
-
 /** Whether a label value is valid (selectors' values are checked when matching). */
 export function isLabelValue(v: string): boolean {
   return isValidLabelValue(v).length === 0;
@@ -241,24 +121,4 @@ export function goStringMap(m: Record<string, string> | JsonObject | undefined):
   if (!m) return new GoLiteral('map[string]string(nil)');
   const keys = Object.keys(m).sort();
   return new GoLiteral(`map[string]string{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(str(m[k]))}`).join(', ')}}`);
-}
-
-/** Path checks shared by volumes, mounts and seccomp: kube's `validatePathNoBacksteps`. */
-export function validatePathNoBacksteps(target: string, field: string): FieldError[] {
-  return target.split('/').includes('..') ? [fieldErr.invalid(field, target, "must not contain '..'")] : [];
-}
-
-/** kube's `validateLocalDescendingPath`: relative, no `..` element. */
-export function validateLocalDescendingPath(target: string, field: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (target.startsWith('/')) errs.push(fieldErr.invalid(field, target, 'must be a relative path'));
-  errs.push(...validatePathNoBacksteps(target, field));
-  return errs;
-}
-
-/** kube's `validateLocalNonReservedPath`: a descending path that does not start with `..`. */
-export function validateLocalNonReservedPath(target: string, field: string): FieldError[] {
-  const errs = validateLocalDescendingPath(target, field);
-  if (target.startsWith('..') && !target.startsWith('../')) errs.push(fieldErr.invalid(field, target, "must not start with '..'"));
-  return errs;
 }

@@ -4,7 +4,7 @@
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
 import { type JsonObject, asObject, isSet, objects, str } from './access.js';
-import { validateLocalDescendingPath, validatePathNoBacksteps } from './basic.js';
+import { validateLocalDescendingPath, validatePathNoBacksteps } from './volume-paths.js';
 
 /** The pod's valid volumes by name (kube's `map[string]core.VolumeSource`). */
 export type VolumeMap = Map<string, JsonObject>;

@@ -6,7 +6,7 @@
  */
 import { type FieldError, GoLiteral, fieldErr } from '../../../field-errors.js';
 import { type JsonObject, asObject, isSet, list, objects, str, visitContainersWithPath } from './access.js';
-import { ipFamily, isValidIP } from './basic.js';
+import { isDualStackIPStrings, isValidIP } from './net.js';
 import { validateContainersOnlyForPod } from './containers.js';
 import { annotationsOf, validatePodSpecificAnnotations } from './pod-annotations.js';
 import type { PodValidationOptions } from './pod-options.js';
@@ -107,12 +107,11 @@ export function validatePodIPs(pod: JsonObject): FieldError[] {
     for (const m of isValidIP(ip)) errs.push(fieldErr.invalid(`${field}[${i}]`, ip, m));
   });
   if (ips.length > 1) {
-    const families = ips.map(ipFamily);
-    if (families.includes(0)) {
+    const dualStack = isDualStackIPStrings(ips);
+    if (dualStack === undefined) {
       errs.push({ type: 'InternalError', field, hasValue: false, detail: 'failed to check for dual stack with error:ip <nil> is invalid' });
     }
-    const dualStack = families.includes(4) && families.includes(6) && !families.includes(0);
-    if (!dualStack || ips.length > 2) {
+    if (dualStack !== true || ips.length > 2) {
       errs.push(fieldErr.invalid(field, new GoLiteral(`[]core.PodIP{${ips.map(goPodIP).join(', ')}}`), 'may specify no more than one IP for each IP family'));
     }
     const seen = new Set<string>();

@@ -5,7 +5,8 @@
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
 import { type JsonObject, asObject, bool, isSet, list, num, objects, str, strings } from './access.js';
-import { isValidID, validateLocalDescendingPath } from './basic.js';
+import { isValidID } from './basic.js';
+import { validateLocalDescendingPath } from './volume-paths.js';
 import type { PodValidationOptions } from './pod-options.js';
 import { validateWindowsSecurityContextOptions } from './windows.js';
 

@@ -5,7 +5,7 @@
 import { type FieldError, GoLiteral, fieldErr } from '../../../field-errors.js';
 import { isValidLabelValue } from '../../../validation.js';
 import { type JsonObject, isSet, objects, str } from './access.js';
-import { validateLabelName } from './basic.js';
+import { validateLabelName } from './node-selector.js';
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 

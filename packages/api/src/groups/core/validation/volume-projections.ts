@@ -1,11 +1,11 @@
 /**
  * The pod-only volume sources that project API data into files, as kube 1.24 validates them
- * (validateSecretVolumeSource, validateConfigMapVolumeSource, validateKeyToPath,
- * validateDownwardAPIVolumeSource, validateProjectedVolumeSource).
+ * (validateDownwardAPIVolumeSource, validateProjectedVolumeSource); secret and configMap volumes
+ * and their items are volume-paths.ts's.
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
 import { type JsonObject, asObject, isSet, num, objects, str } from './access.js';
-import { FILE_MODE_MSG, validateLocalNonReservedPath } from './basic.js';
+import { FILE_MODE_ERROR, validateKeyToPath, validateLocalNonReservedPath } from './volume-paths.js';
 import { VOLUME_DOWNWARD_API_FIELD_PATHS, validateContainerResourceFieldSelector, validateObjectFieldSelector } from './env.js';
 import type { PodValidationOptions } from './pod-options.js';
 
@@ -13,36 +13,7 @@ import type { PodValidationOptions } from './pod-options.js';
 function validateMode(source: JsonObject, key: 'defaultMode' | 'mode', field: string): FieldError[] {
   if (!isSet(source[key])) return [];
   const mode = num(source[key]);
-  return mode > 0o777 || mode < 0 ? [fieldErr.invalid(`${field}.${key}`, source[key], FILE_MODE_MSG)] : [];
-}
-
-/** kube's `validateKeyToPath`. */
-export function validateKeyToPath(kp: JsonObject, field: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (str(kp['key']).length === 0) errs.push(fieldErr.required(`${field}.key`));
-  const path = str(kp['path']);
-  if (path.length === 0) errs.push(fieldErr.required(`${field}.path`));
-  errs.push(...validateLocalNonReservedPath(path, `${field}.path`));
-  errs.push(...validateMode(kp, 'mode', field));
-  return errs;
-}
-
-/** kube's `validateSecretVolumeSource`. */
-export function validateSecretVolumeSource(source: JsonObject, field: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (str(source['secretName']).length === 0) errs.push(fieldErr.required(`${field}.secretName`));
-  errs.push(...validateMode(source, 'defaultMode', field));
-  objects(source['items']).forEach((kp, i) => errs.push(...validateKeyToPath(kp, `${field}.items[${i}]`)));
-  return errs;
-}
-
-/** kube's `validateConfigMapVolumeSource`. */
-export function validateConfigMapVolumeSource(source: JsonObject, field: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (str(source['name']).length === 0) errs.push(fieldErr.required(`${field}.name`));
-  errs.push(...validateMode(source, 'defaultMode', field));
-  objects(source['items']).forEach((kp, i) => errs.push(...validateKeyToPath(kp, `${field}.items[${i}]`)));
-  return errs;
+  return mode > 0o777 || mode < 0 ? [fieldErr.invalid(`${field}.${key}`, source[key], FILE_MODE_ERROR)] : [];
 }
 
 /** kube's `validateDownwardAPIVolumeFile` (errors of every item share the source's path). */

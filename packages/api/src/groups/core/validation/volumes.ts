@@ -1,45 +1,18 @@
 /**
- * A pod's volumes as kube 1.24 validates them (ValidateVolumes, validateVolumeSource and the
- * pod-only sources: gitRepo, persistentVolumeClaim, csi, ephemeral).
+ * A pod's volumes as kube 1.24 validates them (ValidateVolumes, validateVolumeSource, the
+ * ephemeral source); the other sources' rules are the ones shared with PersistentVolumes
+ * (volume-sources.ts, volume-paths.ts) and the projections (volume-projections.ts).
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
 import { nameIsDNSSubdomain, validateAnnotations, validateLabels } from '../../../validation.js';
 import { type JsonObject, asObject, isSet, objects, str } from './access.js';
-import { validateDNS1123Label, validateLocalDescendingPath } from './basic.js';
+import { validateDNS1123Label } from './basic.js';
 import type { VolumeMap } from './mounts.js';
 import type { PodValidationOptions } from './pod-options.js';
 import { validateEmptyDirSizeLimit, validatePersistentVolumeClaimSpec } from './quantities.js';
-import { type SourceValidator, sharedVolumeSourceValidators as shared } from './shared-volume-sources.js';
-import { validateConfigMapVolumeSource, validateDownwardAPIVolumeSource, validateProjectedVolumeSource, validateSecretVolumeSource } from './volume-projections.js';
-
-/** kube's `validateGitRepoVolumeSource`. */
-export function validateGitRepoVolumeSource(source: JsonObject, field: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (str(source['repository']).length === 0) errs.push(fieldErr.required(`${field}.repository`));
-  errs.push(...validateLocalDescendingPath(str(source['directory']), `${field}.directory`));
-  return errs;
-}
-
-/** kube's `ValidateCSIDriverName`. */
-export function validateCSIDriverName(driver: string, field: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (driver.length === 0) errs.push(fieldErr.required(field));
-  if (driver.length > 63) errs.push(fieldErr.tooLong(field, driver, 63));
-  errs.push(...nameIsDNSSubdomain(driver.toLowerCase(), false).map((m) => fieldErr.invalid(field, driver, m)));
-  return errs;
-}
-
-/** kube's `validateCSIVolumeSource` (an invalid secret name is reported at `csi.name`, as kube does). */
-export function validateCSIVolumeSource(source: JsonObject, field: string): FieldError[] {
-  const errs = validateCSIDriverName(str(source['driver']), `${field}.driver`);
-  const ref = asObject(source['nodePublishSecretRef']);
-  if (ref) {
-    const name = str(ref['name']);
-    if (name.length === 0) errs.push(fieldErr.required(`${field}.nodePublishSecretRef.name`));
-    else errs.push(...nameIsDNSSubdomain(name, false).map((m) => fieldErr.invalid(`${field}.name`, name, m)));
-  }
-  return errs;
-}
+import { validateDownwardAPIVolumeSource, validateProjectedVolumeSource } from './volume-projections.js';
+import { validateConfigMapVolumeSource, validateGitRepoVolumeSource, validateHostPathVolumeSource, validatePersistentClaimVolumeSource, validateSecretVolumeSource } from './volume-paths.js';
+import * as shared from './volume-sources.js';
 
 /** ObjectMeta members in Go's order, as kube's allow-list check names them (lower-cased Go names). */
 const OBJECT_META_MEMBERS: Array<[json: string, goName: string]> = [
@@ -91,7 +64,8 @@ interface SourceContext {
 
 type Check = (source: JsonObject, field: string, ctx: SourceContext) => FieldError[];
 
-const fromShared = (key: string): Check => (source, field) => (shared[key] as SourceValidator)(source, field);
+/** A source validator that needs only the source and its path. */
+const plain = (fn: (source: unknown, field: string) => FieldError[]): Check => (source, field) => fn(source, field);
 
 /**
  * kube's volume sources in the order validateVolumeSource checks them: the member, the path the
@@ -99,38 +73,38 @@ const fromShared = (key: string): Check => (source, field) => (shared[key] as So
  * in three places: `persistentDisk`, `cephFS`/`cephfs`, `downwarAPI`).
  */
 const SOURCES: Array<{ key: string; forbidden: string; path: string; check: Check }> = [
-  { key: 'hostPath', forbidden: 'hostPath', path: 'hostPath', check: fromShared('hostPath') },
-  { key: 'gitRepo', forbidden: 'gitRepo', path: 'gitRepo', check: (s, f) => validateGitRepoVolumeSource(s, f) },
-  { key: 'gcePersistentDisk', forbidden: 'gcePersistentDisk', path: 'persistentDisk', check: fromShared('gcePersistentDisk') },
-  { key: 'awsElasticBlockStore', forbidden: 'awsElasticBlockStore', path: 'awsElasticBlockStore', check: fromShared('awsElasticBlockStore') },
-  { key: 'secret', forbidden: 'secret', path: 'secret', check: (s, f) => validateSecretVolumeSource(s, f) },
-  { key: 'nfs', forbidden: 'nfs', path: 'nfs', check: fromShared('nfs') },
-  { key: 'iscsi', forbidden: 'iscsi', path: 'iscsi', check: fromShared('iscsi') },
-  { key: 'glusterfs', forbidden: 'glusterfs', path: 'glusterfs', check: fromShared('glusterfs') },
-  { key: 'flocker', forbidden: 'flocker', path: 'flocker', check: fromShared('flocker') },
+  { key: 'hostPath', forbidden: 'hostPath', path: 'hostPath', check: plain(validateHostPathVolumeSource) },
+  { key: 'gitRepo', forbidden: 'gitRepo', path: 'gitRepo', check: plain(validateGitRepoVolumeSource) },
+  { key: 'gcePersistentDisk', forbidden: 'gcePersistentDisk', path: 'persistentDisk', check: plain(shared.validateGCEPersistentDiskVolumeSource) },
+  { key: 'awsElasticBlockStore', forbidden: 'awsElasticBlockStore', path: 'awsElasticBlockStore', check: plain(shared.validateAWSElasticBlockStoreVolumeSource) },
+  { key: 'secret', forbidden: 'secret', path: 'secret', check: plain(validateSecretVolumeSource) },
+  { key: 'nfs', forbidden: 'nfs', path: 'nfs', check: plain(shared.validateNFSVolumeSource) },
+  { key: 'iscsi', forbidden: 'iscsi', path: 'iscsi', check: plain(shared.validateISCSIVolumeSource) },
+  { key: 'glusterfs', forbidden: 'glusterfs', path: 'glusterfs', check: plain(shared.validateGlusterfsVolumeSource) },
+  { key: 'flocker', forbidden: 'flocker', path: 'flocker', check: plain(shared.validateFlockerVolumeSource) },
   {
     key: 'persistentVolumeClaim',
     forbidden: 'persistentVolumeClaim',
     path: 'persistentVolumeClaim',
-    check: (s, f) => (str(s['claimName']).length === 0 ? [fieldErr.required(`${f}.claimName`)] : []),
+    check: plain(validatePersistentClaimVolumeSource),
   },
-  { key: 'rbd', forbidden: 'rbd', path: 'rbd', check: fromShared('rbd') },
-  { key: 'cinder', forbidden: 'cinder', path: 'cinder', check: fromShared('cinder') },
-  { key: 'cephfs', forbidden: 'cephFS', path: 'cephfs', check: fromShared('cephfs') },
-  { key: 'quobyte', forbidden: 'quobyte', path: 'quobyte', check: fromShared('quobyte') },
+  { key: 'rbd', forbidden: 'rbd', path: 'rbd', check: plain(shared.validateRBDVolumeSource) },
+  { key: 'cinder', forbidden: 'cinder', path: 'cinder', check: plain(shared.validateCinderVolumeSource) },
+  { key: 'cephfs', forbidden: 'cephFS', path: 'cephfs', check: plain(shared.validateCephFSVolumeSource) },
+  { key: 'quobyte', forbidden: 'quobyte', path: 'quobyte', check: plain(shared.validateQuobyteVolumeSource) },
   { key: 'downwardAPI', forbidden: 'downwarAPI', path: 'downwardAPI', check: (s, f, c) => validateDownwardAPIVolumeSource(s, f, c.opts) },
-  { key: 'fc', forbidden: 'fc', path: 'fc', check: fromShared('fc') },
-  { key: 'flexVolume', forbidden: 'flexVolume', path: 'flexVolume', check: fromShared('flexVolume') },
-  { key: 'configMap', forbidden: 'configMap', path: 'configMap', check: (s, f) => validateConfigMapVolumeSource(s, f) },
-  { key: 'azureFile', forbidden: 'azureFile', path: 'azureFile', check: fromShared('azureFile') },
-  { key: 'vsphereVolume', forbidden: 'vsphereVolume', path: 'vsphereVolume', check: fromShared('vsphereVolume') },
-  { key: 'photonPersistentDisk', forbidden: 'photonPersistentDisk', path: 'photonPersistentDisk', check: fromShared('photonPersistentDisk') },
-  { key: 'portworxVolume', forbidden: 'portworxVolume', path: 'portworxVolume', check: fromShared('portworxVolume') },
-  { key: 'azureDisk', forbidden: 'azureDisk', path: 'azureDisk', check: fromShared('azureDisk') },
-  { key: 'storageos', forbidden: 'storageos', path: 'storageos', check: fromShared('storageos') },
+  { key: 'fc', forbidden: 'fc', path: 'fc', check: plain(shared.validateFCVolumeSource) },
+  { key: 'flexVolume', forbidden: 'flexVolume', path: 'flexVolume', check: plain(shared.validateFlexVolumeSource) },
+  { key: 'configMap', forbidden: 'configMap', path: 'configMap', check: plain(validateConfigMapVolumeSource) },
+  { key: 'azureFile', forbidden: 'azureFile', path: 'azureFile', check: plain(shared.validateAzureFile) },
+  { key: 'vsphereVolume', forbidden: 'vsphereVolume', path: 'vsphereVolume', check: plain(shared.validateVsphereVolumeSource) },
+  { key: 'photonPersistentDisk', forbidden: 'photonPersistentDisk', path: 'photonPersistentDisk', check: plain(shared.validatePhotonPersistentDiskVolumeSource) },
+  { key: 'portworxVolume', forbidden: 'portworxVolume', path: 'portworxVolume', check: plain(shared.validatePortworxVolumeSource) },
+  { key: 'azureDisk', forbidden: 'azureDisk', path: 'azureDisk', check: plain(shared.validateAzureDisk) },
+  { key: 'storageos', forbidden: 'storageos', path: 'storageos', check: plain(shared.validateStorageOSVolumeSource) },
   { key: 'projected', forbidden: 'projected', path: 'projected', check: (s, f, c) => validateProjectedVolumeSource(s, f, c.opts) },
-  { key: 'scaleIO', forbidden: 'scaleIO', path: 'scaleIO', check: fromShared('scaleIO') },
-  { key: 'csi', forbidden: 'csi', path: 'csi', check: (s, f) => validateCSIVolumeSource(s, f) },
+  { key: 'scaleIO', forbidden: 'scaleIO', path: 'scaleIO', check: plain(shared.validateScaleIOVolumeSource) },
+  { key: 'csi', forbidden: 'csi', path: 'csi', check: plain(shared.validateCSIVolumeSource) },
   {
     key: 'ephemeral',
     forbidden: 'ephemeral',
