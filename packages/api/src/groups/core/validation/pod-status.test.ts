@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonObject } from './access.js';
-import { validatePodBinding, validatePodEphemeralContainersUpdate, validatePodStatusUpdate } from './pod-status.js';
+import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate } from './pod-status.js';
 import { type Cause, causes, containerFixture, createOptions, podFixture, specOf } from './test-fixtures.js';
 
 function statusUpdate(status: JsonObject, oldStatus: JsonObject, restartPolicy = 'Always', change?: (p: JsonObject) => void): Cause[] {
@@ -88,15 +88,5 @@ describe('pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate)', () =
   it('validates the new ones as ephemeral containers', () =>
     assert.deepEqual(ecUpdate([{ ...debug, ports: [{ containerPort: 80, protocol: 'TCP' }] }], []), [
       ['FieldValueForbidden', 'spec.ephemeralContainers[0].ports', 'Forbidden: cannot be set for an Ephemeral Container'],
-    ]));
-});
-
-describe('pods/binding (ValidatePodBinding)', () => {
-  it('a node by name', () => assert.deepEqual(causes(validatePodBinding({ target: { kind: 'Node', name: 'n' } })), []));
-  it('no kind is a node', () => assert.deepEqual(causes(validatePodBinding({ target: { name: 'n' } })), []));
-  it('another kind, no name', () =>
-    assert.deepEqual(causes(validatePodBinding({ target: { kind: 'Pod' } })), [
-      ['FieldValueNotSupported', 'target.kind', 'Unsupported value: "Pod": supported values: "Node", "<empty>"'],
-      ['FieldValueRequired', 'target.name', 'Required value'],
     ]));
 });

@@ -1,8 +1,8 @@
 /**
  * The pod sub-resources' validation in kube 1.24: status updates (ValidatePodStatusUpdate,
  * validatePodConditions, ValidateContainerStateTransition), ephemeral containers
- * (ValidatePodEphemeralContainersUpdate) and bindings (ValidatePodBinding). Object metadata
- * checks are the store's (see pod.ts).
+ * (ValidatePodEphemeralContainersUpdate); bindings are binding.ts's. Object metadata checks are
+ * the store's (see pod.ts).
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
 import { isQualifiedName, nameIsDNSSubdomain } from '../../../validation.js';
@@ -78,15 +78,5 @@ export function validatePodEphemeralContainersUpdate(pod: JsonObject, old: JsonO
     if (!n) errs.push(fieldErr.forbidden(field, `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
     else if (!semanticEqual(o, n)) errs.push(fieldErr.forbidden(field, `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${goDiff(o, n, 'core.EphemeralContainer')}`));
   }
-  return errs;
-}
-
-/** kube's `ValidatePodBinding`: a target node by name. */
-export function validatePodBinding(binding: JsonObject): FieldError[] {
-  const target = asObject(binding['target']) ?? {};
-  const errs: FieldError[] = [];
-  const kind = str(target['kind']);
-  if (kind.length !== 0 && kind !== 'Node') errs.push(fieldErr.notSupported('target.kind', kind, ['Node', '<empty>']));
-  if (str(target['name']).length === 0) errs.push(fieldErr.required('target.name'));
   return errs;
 }

@@ -71,8 +71,3 @@ export function validateEmptyDirSizeLimit(sizeLimit: unknown, field: string): Fi
   if (sizeLimit === undefined || sizeLimit === null || !q) return [];
   return q.cmp(ZERO) < 0 ? [fieldErr.forbidden(field, 'SizeLimit field must be a valid resource quantity')] : [];
 }
-
-/** kube's `ValidatePersistentVolumeClaimSpec` (an ephemeral volume's claim template). PVC-SPEC-PENDING: not yet on main. */
-export function validatePersistentVolumeClaimSpec(_spec: unknown, _field: string): FieldError[] {
-  return [];
-}

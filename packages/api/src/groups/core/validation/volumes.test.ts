@@ -132,8 +132,27 @@ describe('volumes: secret, configMap, downwardAPI, projected', () => {
   for (const [name, volumes, want] of table) it(name, () => assert.deepEqual(vols(volumes), want));
 });
 
+describe('volumes: the sources shared with PersistentVolumes, through the pod dispatcher', () => {
+  const table: Array<[string, JsonObject[], Cause[]]> = [
+    ['hostPath without a path', [{ name: 'a', hostPath: { type: '' } }], [['FieldValueRequired', `${v0}.hostPath.path`, 'Required value']]],
+    [
+      'hostPath type unknown',
+      [{ name: 'a', hostPath: { path: '/x', type: 'Dir' } }],
+      [['FieldValueNotSupported', `${v0}.hostPath.type`, 'Unsupported value: "Dir": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"']],
+    ],
+    ['gcePersistentDisk errors carry kube\'s "persistentDisk"', [{ name: 'a', gcePersistentDisk: {} }], [['FieldValueRequired', `${v0}.persistentDisk.pdName`, 'Required value']]],
+    [
+      'nfs with a relative path',
+      [{ name: 'a', nfs: { server: 's', path: 'rel' } }],
+      [['FieldValueInvalid', `${v0}.nfs.path`, 'Invalid value: "rel": must be an absolute path']],
+    ],
+    ['persistentVolumeClaim with an empty claimName', [{ name: 'a', persistentVolumeClaim: { claimName: '' } }], [['FieldValueRequired', `${v0}.persistentVolumeClaim.claimName`, 'Required value']]],
+  ];
+  for (const [name, volumes, want] of table) it(name, () => assert.deepEqual(vols(volumes), want));
+});
+
 describe('volumes: csi and ephemeral', () => {
-  const template = { spec: { accessModes: ['ReadWriteOnce'] } };
+  const template = { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
   const table: Array<[string, JsonObject[], string, Cause[]]> = [
     ['an inline CSI volume', [{ name: 'a', csi: { driver: 'csi.example.com', nodePublishSecretRef: { name: 's' } } }], 'p', []],
     [
@@ -153,6 +172,15 @@ describe('volumes: csi and ephemeral', () => {
     ['CSI driver too long', [{ name: 'a', csi: { driver: 'a'.repeat(64) } }], 'p', [['FieldValueTooLong', `${v0}.csi.driver`, 'Too long: must have at most 63 bytes']]],
     ['ephemeral without a claim template', [{ name: 'a', ephemeral: {} }], 'p', [['FieldValueRequired', `${v0}.ephemeral.volumeClaimTemplate`, 'Required value']]],
     ['ephemeral', [{ name: 'a', ephemeral: { volumeClaimTemplate: { metadata: { labels: { x: 'y' } }, ...template } } }], 'p', []],
+    [
+      'ephemeral claim spec is a claim spec',
+      [{ name: 'a', ephemeral: { volumeClaimTemplate: { spec: {} } } }],
+      'p',
+      [
+        ['FieldValueRequired', `${v0}.ephemeral.volumeClaimTemplate.spec.accessModes`, 'Required value: at least 1 access mode is required'],
+        ['FieldValueRequired', `${v0}.ephemeral.volumeClaimTemplate.spec.resources[storage]`, 'Required value'],
+      ],
+    ],
     [
       'ephemeral claim template metadata beyond labels and annotations',
       [{ name: 'a', ephemeral: { volumeClaimTemplate: { metadata: { name: 'n', uid: 'u', finalizers: ['f'] }, ...template } } }],

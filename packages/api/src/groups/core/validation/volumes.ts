@@ -4,50 +4,16 @@
  * (volume-sources.ts, volume-paths.ts) and the projections (volume-projections.ts).
  */
 import { type FieldError, fieldErr } from '../../../field-errors.js';
-import { nameIsDNSSubdomain, validateAnnotations, validateLabels } from '../../../validation.js';
+import { nameIsDNSSubdomain } from '../../../validation.js';
 import { type JsonObject, asObject, isSet, objects, str } from './access.js';
 import { validateDNS1123Label } from './basic.js';
 import type { VolumeMap } from './mounts.js';
 import type { PodValidationOptions } from './pod-options.js';
-import { validateEmptyDirSizeLimit, validatePersistentVolumeClaimSpec } from './quantities.js';
+import { validatePersistentVolumeClaimTemplate } from './persistentvolumeclaim.js';
+import { validateEmptyDirSizeLimit } from './quantities.js';
 import { validateDownwardAPIVolumeSource, validateProjectedVolumeSource } from './volume-projections.js';
 import { validateConfigMapVolumeSource, validateGitRepoVolumeSource, validateHostPathVolumeSource, validatePersistentClaimVolumeSource, validateSecretVolumeSource } from './volume-paths.js';
 import * as shared from './volume-sources.js';
-
-/** ObjectMeta members in Go's order, as kube's allow-list check names them (lower-cased Go names). */
-const OBJECT_META_MEMBERS: Array<[json: string, goName: string]> = [
-  ['name', 'name'],
-  ['generateName', 'generateName'],
-  ['namespace', 'namespace'],
-  ['selfLink', 'selfLink'],
-  ['uid', 'uID'],
-  ['resourceVersion', 'resourceVersion'],
-  ['generation', 'generation'],
-  ['creationTimestamp', 'creationTimestamp'],
-  ['deletionTimestamp', 'deletionTimestamp'],
-  ['deletionGracePeriodSeconds', 'deletionGracePeriodSeconds'],
-  ['ownerReferences', 'ownerReferences'],
-  ['finalizers', 'finalizers'],
-  ['clusterName', 'zZZ_DeprecatedClusterName'],
-  ['managedFields', 'managedFields'],
-];
-
-/** Whether a decoded member differs from its Go zero value. */
-function nonZero(v: unknown): boolean {
-  return isSet(v) && v !== '' && v !== 0;
-}
-
-/** kube's `ValidatePersistentVolumeClaimTemplate`: only labels and annotations in its metadata. */
-export function validatePersistentVolumeClaimTemplate(template: JsonObject, field: string): FieldError[] {
-  const meta = asObject(template['metadata']) ?? {};
-  const metaPath = `${field}.metadata`;
-  const errs = [...validateAnnotations(meta['annotations'], `${metaPath}.annotations`), ...validateLabels(meta['labels'], `${metaPath}.labels`)];
-  for (const [json, goName] of OBJECT_META_MEMBERS) {
-    if (nonZero(meta[json])) errs.push(fieldErr.forbidden(`${metaPath}.${goName}`, 'cannot be set for an ephemeral volume'));
-  }
-  errs.push(...validatePersistentVolumeClaimSpec(template['spec'], `${field}.spec`));
-  return errs;
-}
 
 /** kube's `validateEphemeralVolumeSource`. */
 export function validateEphemeralVolumeSource(source: JsonObject, field: string): FieldError[] {
