@@ -17,3 +17,5 @@ export * from './helpers/pod-deletion.js';
 export * from './helpers/drop-disabled.js';
 export * from './helpers/seccomp-skew.js';
 export * from './helpers/pod-conversion.js';
+export * from './helpers/pod-strategy.js';
+export * from './validation/pod-log-options.js';
