@@ -18,3 +18,4 @@ export * from './managedfields/index.js';
 export * from './jsonpath.js';
 export * from './apiextensions/index.js';
 export * from './groups/core/services.js';
+export * from './groups/core/pods.js';
