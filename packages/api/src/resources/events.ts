@@ -154,6 +154,8 @@ function eventStrategy(version: EventRequestVersion, toCore: (obj: StoredObject)
       const core = toCore(obj);
       return [...legacyValidateEvent(core), ...validateEventUpdateStrict(core, toCore(old), version)];
     },
+    // kube's eventStrategy: events never get garbage-collection finalizers.
+    defaultGarbageCollectionPolicy: () => 'Unsupported',
   };
 }
 

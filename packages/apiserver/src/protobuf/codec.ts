@@ -39,6 +39,7 @@ export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 export const PROTOBUF_WATCH_CONTENT_TYPE = "application/vnd.kubernetes.protobuf;stream=watch";
 
 const UNKNOWN = "k8s.io.apimachinery.pkg.runtime.Unknown";
+const META_V1BETA1 = "k8s.io.apimachinery.pkg.apis.meta.v1beta1";
 const WATCH_EVENT = `${META_V1}.WatchEvent`;
 const LIST_META = `.${META_V1}.ListMeta`;
 const OBJECT_META = `.${META_V1}.ObjectMeta`;
@@ -69,6 +70,12 @@ export function protoTypeFor(apiVersion: string, kind: string): string | undefin
   if (pkg === META_V1) {
     if (!META_GROUP_KINDS.has(kind) && !PER_GROUP_META_KINDS.has(kind)) return undefined;
     return lookupMessage(`${META_V1}.${kind}`) !== undefined ? `${META_V1}.${kind}` : undefined;
+  }
+  if (pkg === META_V1BETA1) {
+    // v1beta1's PartialObjectMetadata is v1's type; its list has messages (and numbers) of its own.
+    if (kind === "PartialObjectMetadata") return `${META_V1}.${kind}`;
+    if (kind === "PartialObjectMetadataList" && lookupMessage(`${META_V1BETA1}.${kind}`) !== undefined) return `${META_V1BETA1}.${kind}`;
+    return undefined;
   }
   const own = lookupMessage(`${pkg}.${kind}`);
   if (own !== undefined && isKindMessage(own)) return `${pkg}.${kind}`;
