@@ -299,8 +299,9 @@ describe('finalizers and deletion', () => {
     await create(SA, sa('dc-3', { labels: { dc: 'no' } }));
     const res = await c.delete(`${SA}?labelSelector=dc%3Dyes`);
     expectCode(res, 200);
-    assert.equal(res.body.kind, 'Status');
-    assert.equal(res.body.status, 'Success');
+    // kube answers with the list of what it deleted.
+    assert.equal(res.body.kind, 'ServiceAccountList');
+    assert.deepEqual(res.body.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort(), ['dc-1', 'dc-2']);
     const left = await names(`${SA}?labelSelector=dc`);
     assert.deepEqual(left, ['dc-3']);
   });

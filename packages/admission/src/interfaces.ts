@@ -26,20 +26,31 @@ export interface OperationOptions {
   /** Create/Update: the `fieldManager` parameter as given (not the User-Agent default). */
   fieldManager?: string;
   /** Delete only. */
+  gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  orphanDependents?: boolean;
   propagationPolicy?: string;
 }
 
 /** The typed options object for `op` (kube's handlers set this TypeMeta before admission). */
 export function operationOptions(
   op: Operation,
-  fields: { dryRun?: boolean; fieldManager?: string | undefined; preconditions?: OperationOptions['preconditions']; propagationPolicy?: string | undefined },
+  fields: {
+    dryRun?: boolean;
+    fieldManager?: string | undefined;
+    gracePeriodSeconds?: number | undefined;
+    preconditions?: OperationOptions['preconditions'];
+    orphanDependents?: boolean | undefined;
+    propagationPolicy?: string | undefined;
+  },
 ): OperationOptions {
   const kind = op === 'DELETE' ? 'DeleteOptions' : op === 'UPDATE' ? 'UpdateOptions' : 'CreateOptions';
   const out: OperationOptions = { apiVersion: 'meta.k8s.io/v1', kind };
   if (fields.dryRun) out.dryRun = ['All'];
   if (kind === 'DeleteOptions') {
+    if (fields.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = fields.gracePeriodSeconds;
     if (fields.preconditions) out.preconditions = fields.preconditions;
+    if (fields.orphanDependents !== undefined) out.orphanDependents = fields.orphanDependents;
     if (fields.propagationPolicy) out.propagationPolicy = fields.propagationPolicy;
   } else if (fields.fieldManager) {
     out.fieldManager = fields.fieldManager;

@@ -45,6 +45,28 @@ export interface ResourceStrategy {
   hasPendingFinalizers?(obj: StoredObject): boolean;
   /** Marks the start of a two-phase deletion (e.g. a Namespace's phase `Terminating`). */
   beginDeletion?(obj: StoredObject): void;
+  /**
+   * What a delete that names no policy does with dependents (kube's GarbageCollectionDeleteStrategy),
+   * for the group/version the request addressed: `OrphanDependents` adds the `orphan` finalizer
+   * (kube: core/v1 ReplicationControllers, batch/v1 Jobs), `Unsupported` never sets a GC
+   * finalizer whatever the options say (kube: Events). Absent: background deletion.
+   */
+  defaultGarbageCollectionPolicy?(requested: { group: string; version: string }): GarbageCollectionPolicy;
+  /**
+   * Graceful deletion (kube's RESTGracefulDeleteStrategy.CheckGracefulDelete): whether this delete
+   * of `obj` is graceful. When it answers true, `options.gracePeriodSeconds` must be set (the
+   * strategy defaults it, e.g. a pod's terminationGracePeriodSeconds); the store then keeps the
+   * object with `deletionTimestamp` = now + grace until a delete with grace 0.
+   */
+  checkGracefulDelete?(obj: StoredObject, options: GracefulDeleteOptions): boolean;
+}
+
+/** kube's rest.GarbageCollectionPolicy. */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
+/** The part of a delete's options a graceful-delete strategy reads and may default. */
+export interface GracefulDeleteOptions {
+  gracePeriodSeconds?: number;
 }
 
 /**

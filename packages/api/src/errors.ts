@@ -125,8 +125,9 @@ export function invalid(gk: GroupKind, name: string, errs: FieldError[]): Status
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
   const details: StatusDetails = { name, kind: gk.kind, causes };
   if (gk.group) details.group = gk.group;
-  // kube's utilerrors.Aggregate prints one error bare and several in brackets.
-  const texts = errs.map(fieldErrorString);
+  // kube's ErrorList.ToAggregate drops repeated messages (the causes keep them); its Aggregate
+  // prints one error bare and several in brackets.
+  const texts = [...new Set(errs.map(fieldErrorString))];
   const agg = texts.length === 0 ? '' : texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
   const message = agg ? `${groupKindString(gk)} "${name}" is invalid: ${agg}` : `${groupKindString(gk)} "${name}" is invalid`;
   return new StatusError({ code: 422, reason: 'Invalid', message, details });

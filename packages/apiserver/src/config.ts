@@ -19,6 +19,7 @@ import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
+import { FEATURE_GATES, type FeatureName } from './features.js';
 import { alwaysLeader, createLeaderElector, type LeaderElector } from './controllers/leader-election.js';
 import { identityLeases, IDENTITY_LEASE_RENEW_MS } from './controllers/apiserver-identity.js';
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
@@ -367,6 +368,16 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const namespaces = stores.get(def('', 'v1', 'namespaces'))!;
     const clusterRoles = rbacStore('clusterroles')();
     const clusterRoleBindings = rbacStore('clusterrolebindings')();
+    const bootstrapPolicy = {
+      clusterRoles,
+      clusterRoleBindings,
+      roles: rbacStore('roles')(),
+      roleBindings: rbacStore('rolebindings')(),
+      namespaces,
+      // kube's policy has rules only some feature gates add.
+      policy: { featureEnabled: (name: string) => (Object.hasOwn(FEATURE_GATES, name) ? options.featureGates.enabled(name as FeatureName) : false) },
+      log,
+    };
     const comp = compactor;
     const every = (name: string, ms: number, fn: () => Promise<unknown>): Controller => ({
       name,
@@ -450,8 +461,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           name: 'rbac/bootstrap-roles',
           run: () =>
             opts.leaderElect
-              ? ensureBootstrapPolicyElected({ clusterRoles, clusterRoleBindings, log, isLeader: () => leader.isLeader(), fallbackMs: 2 * opts.leaderElectLeaseDuration })
-              : ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, log }),
+              ? ensureBootstrapPolicyElected({ ...bootstrapPolicy, isLeader: () => leader.isLeader(), fallbackMs: 2 * opts.leaderElectLeaseDuration })
+              : ensureBootstrapPolicy(bootstrapPolicy),
         },
         // kube's hook that starts the shared informers; plinth's started with the config, so this
         // waits for the authorizer's first lists (no request is decided on half-loaded roles).

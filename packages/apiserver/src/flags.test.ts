@@ -104,3 +104,25 @@ test('etcd client TLS flags go together and need --etcd-servers', () => {
   assert.throws(() => parseFlags(['--etcd-servers=https://127.0.0.1:2379', '--etcd-certfile=/c']), /--etcd-certfile and --etcd-keyfile must be given together/);
   assert.throws(() => parseFlags(['--etcd-cafile=/ca']), /need --etcd-servers/);
 });
+
+test('Service network flags: kube-apiserver names, defaults and pflag messages', () => {
+  const o = parseFlags([]);
+  assert.equal(o.serviceClusterIpRange, '');
+  assert.equal(o.serviceNodePortRange, '30000-32767');
+  assert.equal(o.advertiseAddress, '');
+  const set = parseFlags(['--service-cluster-ip-range=10.96.0.0/12,fd00::/108', '--service-node-port-range', '30000+100', '--advertise-address= 10.1.2.3']);
+  assert.equal(set.serviceClusterIpRange, '10.96.0.0/12,fd00::/108');
+  assert.equal(set.serviceNodePortRange, '30000+100');
+  assert.equal(set.advertiseAddress, '10.1.2.3');
+  const msg = (args: string[]): string => {
+    try {
+      parseFlags(args);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return '';
+  };
+  assert.equal(msg(['--advertise-address=nope']), 'invalid argument "nope" for "--advertise-address" flag: failed to parse IP: "nope"');
+  assert.equal(msg(['--service-node-port-range=30000-x']), 'invalid argument "30000-x" for "--service-node-port-range" flag: strconv.Atoi: parsing "x": invalid syntax');
+  assert.equal(msg(['--service-node-port-range=32767-30000']), 'invalid argument "32767-30000" for "--service-node-port-range" flag: end port cannot be less than start port: 32767-30000');
+});

@@ -4,10 +4,17 @@
  */
 import { isIP } from 'node:net';
 import { featureGatesUsage } from './features.js';
+import { parsePortRange } from './services/port-allocator.js';
 
 export interface ServerOptions {
   securePort: number;
   bindAddress: string;
+  /** `--advertise-address` as given ('' when unset: see services/advertise-address.ts). */
+  advertiseAddress: string;
+  /** `--service-cluster-ip-range` as given ('' → kube's 10.0.0.0/24; validated by completeOptions). */
+  serviceClusterIpRange: string;
+  /** `--service-node-port-range`, checked as kube's PortRange syntax. */
+  serviceNodePortRange: string;
   etcdServers: string[];
   etcdPrefix: string;
   /** Client TLS to etcd (kube's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
@@ -113,7 +120,7 @@ export interface ServerOptions {
  * (`a=true,b=false`, every value a boolean), `config` kube's ConfigurationMap (`a=x,b`, an omitted
  * value is '').
  */
-type Kind = 'int' | 'string' | 'strings' | 'stringArray' | 'map' | 'mapBool' | 'config' | 'bool' | 'ip' | 'duration';
+type Kind = 'int' | 'string' | 'strings' | 'stringArray' | 'map' | 'mapBool' | 'config' | 'bool' | 'ip' | 'duration' | 'portRange';
 
 interface FlagSpec {
   name: string;
@@ -126,6 +133,9 @@ interface FlagSpec {
 const SPECS: FlagSpec[] = [
   { name: 'secure-port', kind: 'int', key: 'securePort', default: '6443', usage: 'The port on which to serve HTTPS with authentication and authorization.' },
   { name: 'bind-address', kind: 'ip', key: 'bindAddress', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
+  { name: 'advertise-address', kind: 'ip', key: 'advertiseAddress', default: '', usage: "The IP address this replica advertises as an endpoint of the kubernetes Service. If blank, --bind-address; if that is 0.0.0.0, :: or loopback, the address of the host's default-route interface." },
+  { name: 'service-cluster-ip-range', kind: 'string', key: 'serviceClusterIpRange', default: '', usage: 'A CIDR (or two of different IP families, comma-separated) from which to assign Service cluster IPs; at most 20 host bits. The first address goes to the kubernetes Service. Default 10.0.0.0/24.' },
+  { name: 'service-node-port-range', kind: 'portRange', key: 'serviceNodePortRange', default: '30000-32767', usage: 'A port range to reserve for Services with NodePort visibility, inclusive at both ends (e.g. 30000-32767 or 30000+2767).' },
   { name: 'etcd-servers', kind: 'strings', key: 'etcdServers', default: '', usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it, an embedded etcd runs under --data-dir.' },
   { name: 'etcd-prefix', kind: 'string', key: 'etcdPrefix', default: '/registry', usage: 'The prefix to prepend to all resource paths in etcd.' },
   { name: 'etcd-cafile', kind: 'string', key: 'etcdCafile', default: '', usage: 'SSL Certificate Authority file used to secure etcd communication.' },
@@ -234,7 +244,15 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
       if (['false', '0', 'f', 'F', 'FALSE', 'False'].includes(raw)) return false;
       throw bad(`strconv.ParseBool: parsing "${raw}": invalid syntax`);
     case 'ip':
-      if (!isIP(raw)) throw bad('failed to parse IP');
+      // pflag's IP value: Go's net.ParseIP of the trimmed text.
+      if (!isIP(raw.trim())) throw bad(`failed to parse IP: ${JSON.stringify(raw)}`);
+      return raw.trim();
+    case 'portRange':
+      try {
+        parsePortRange(raw);
+      } catch (e) {
+        throw bad((e as Error).message);
+      }
       return raw;
     case 'strings': {
       const list = raw.split(',').map((x) => x.trim()).filter(Boolean);
@@ -293,7 +311,12 @@ function convert(spec: FlagSpec, raw: string): ServerOptions[keyof ServerOptions
 export function parseFlags(argv: string[]): ServerOptions {
   const byName = new Map(SPECS.map((s) => [s.name, s]));
   const opts = {} as Record<keyof ServerOptions, unknown>;
-  for (const s of SPECS) opts[s.key] = s.default === '' && (s.kind === 'strings' || s.kind === 'stringArray') ? [] : s.kind === 'map' || s.kind === 'mapBool' || s.kind === 'config' ? {} : convert(s, s.default);
+  for (const s of SPECS) {
+    if (s.default === '' && (s.kind === 'strings' || s.kind === 'stringArray')) opts[s.key] = [];
+    else if (s.kind === 'map' || s.kind === 'mapBool' || s.kind === 'config') opts[s.key] = {};
+    else if (s.default === '' && s.kind === 'ip') opts[s.key] = ''; // unset (pflag's nil IP)
+    else opts[s.key] = convert(s, s.default);
+  }
   // pflag: the first occurrence of a list flag replaces its default, later ones append.
   const seen = new Set<string>();
   for (let i = 0; i < argv.length; i++) {

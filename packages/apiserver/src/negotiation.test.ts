@@ -27,3 +27,18 @@ test('body content types', () => {
   assert.equal(bodyEncoding('application/yaml'), 'yaml');
   assert.throws(() => bodyEncoding('text/plain'), (e: { code?: number }) => e.code === 415);
 });
+
+test('PartialObjectMetadata(List) of meta.k8s.io v1/v1beta1, in JSON, YAML or Protobuf, where allowed', () => {
+  const pb = 'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+  // Protobuf even where the kind has none (custom resources): the metadata form is meta.k8s.io's.
+  assert.deepEqual(negotiate(pb, { allowTable: false, allowProtobuf: false, allowPartial: true }), {
+    encoding: 'protobuf',
+    contentType: 'application/vnd.kubernetes.protobuf',
+    partial: { list: true, version: 'v1' },
+  });
+  assert.deepEqual(negotiate('application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1', { allowTable: false, allowPartial: true }).partial, { list: false, version: 'v1beta1' });
+  assert.equal(negotiate(pb, { allowTable: false, allowProtobuf: true }).partial, undefined, 'not where the endpoint has none');
+  // Another group or version is no conversion kube serves: the range is skipped.
+  assert.equal(negotiate('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2,application/json', { allowTable: false, allowPartial: true }).partial, undefined);
+  assert.equal(negotiate('application/json;g=meta.k8s.io;v=v1,application/yaml', { allowTable: false, allowPartial: true }).encoding, 'yaml');
+});

@@ -11,12 +11,20 @@ export interface MediaRange {
   q: number;
 }
 
+/** A request for metadata only: meta.k8s.io PartialObjectMetadata (`list`: ...List) of `version`. */
+export interface PartialMetadataRequest {
+  list: boolean;
+  version: 'v1' | 'v1beta1';
+}
+
 /** What a response will be written as. */
 export interface ResponseFormat {
   /** Table is JSON with `table` set. */
   encoding: 'json' | 'yaml' | 'protobuf';
   /** Set when the client asked for a meta.k8s.io Table of this version. */
   table?: 'v1' | 'v1beta1';
+  /** Set when the client asked for PartialObjectMetadata(List) (in any of the three encodings). */
+  partial?: PartialMetadataRequest;
   /** For Table: includeObject policy is read from the query separately. */
   contentType: string;
 }
@@ -56,6 +64,23 @@ export interface NegotiateOptions {
   allowTable: boolean;
   /** Whether this endpoint's objects have a Protobuf form (built-in kinds, Status, discovery). */
   allowProtobuf?: boolean;
+  /**
+   * Whether this endpoint can answer with PartialObjectMetadata(List): every resource's get, list
+   * and watch. Its Protobuf form is meta.k8s.io's, so custom resources have it too.
+   */
+  allowPartial?: boolean;
+}
+
+const PARTIAL_KINDS: ReadonlySet<string> = new Set(['PartialObjectMetadata', 'PartialObjectMetadataList']);
+
+/** The encoding a media range names for a meta.k8s.io conversion (kube's metainternal codecs). */
+function metaEncoding(r: MediaRange): { encoding: ResponseFormat['encoding']; contentType: string } | undefined {
+  if (r.type === '*' && r.subtype === '*') return { encoding: 'json', contentType: 'application/json' };
+  if (r.type !== 'application') return undefined;
+  if (r.subtype === '*' || r.subtype === 'json') return { encoding: 'json', contentType: 'application/json' };
+  if (r.subtype === 'yaml') return { encoding: 'yaml', contentType: 'application/yaml' };
+  if (PROTOBUF_MEDIA_TYPES.includes(`${r.type}/${r.subtype}`)) return { encoding: 'protobuf', contentType: `${r.type}/${r.subtype}` };
+  return undefined;
 }
 
 /**
@@ -68,11 +93,20 @@ export function negotiate(accept: string | undefined, opts: NegotiateOptions): R
   if (ranges.length === 0) return { encoding: 'json', contentType: 'application/json' };
   for (const r of ranges) {
     const as = r.params['as'];
-    if (as !== undefined) {
-      if (as === 'Table' && opts.allowTable && r.params['g'] === 'meta.k8s.io' && (r.params['v'] === 'v1' || r.params['v'] === 'v1beta1')) {
+    const g = r.params['g'];
+    const v = r.params['v'];
+    // Any of as/g/v asks for a conversion (kube's MediaTypeOptions.Convert): served only for
+    // meta.k8s.io v1/v1beta1 kinds this endpoint has; anything else skips the range.
+    if (as !== undefined || g !== undefined || v !== undefined) {
+      if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) continue;
+      if (as === 'Table' && opts.allowTable) {
         if (r.type === 'application' && r.subtype === 'json') {
-          return { encoding: 'json', table: r.params['v'], contentType: `application/json;as=Table;v=${r.params['v']};g=meta.k8s.io` };
+          return { encoding: 'json', table: v, contentType: `application/json;as=Table;v=${v};g=meta.k8s.io` };
         }
+      } else if (as !== undefined && PARTIAL_KINDS.has(as) && opts.allowPartial) {
+        // kube writes the plain media type of the encoding (its serializer's), without parameters.
+        const enc = metaEncoding(r);
+        if (enc) return { ...enc, partial: { list: as === 'PartialObjectMetadataList', version: v } };
       }
       continue;
     }

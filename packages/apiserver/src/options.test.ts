@@ -48,3 +48,22 @@ test('authorization flags: RBAC by default; bad combinations fail start-up namin
   bad(['--authorization-mode=Webhook'], /authorization-mode Webhook's authorization config file not passed/);
   bad(['--authorization-webhook-config-file=w.yaml'], /cannot specify --authorization-webhook-config-file without mode Webhook/);
 });
+
+test('Service network options: kube 1.24 ranges, messages and the advertised address', () => {
+  const d = completeOptions(parseFlags(['--bind-address=10.9.8.7'])).services;
+  assert.equal(d.ranges.apiServerServiceIP, '10.0.0.1');
+  assert.equal(d.nodePortRange, '30000-32767');
+  assert.equal(d.advertiseAddress, '10.9.8.7', 'the bind address when it is neither unspecified nor loopback');
+  assert.equal(completeOptions(parseFlags(['--advertise-address=192.168.7.7'])).services.advertiseAddress, '192.168.7.7');
+  const bad = (args: string[]): string => {
+    try {
+      completeOptions(parseFlags(args));
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return '';
+  };
+  assert.equal(bad(['--service-cluster-ip-range=10.0.0.0/8']), 'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12');
+  assert.equal(bad(['--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24']), '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family');
+  assert.equal(bad(['--service-cluster-ip-range=300.0.0.0/24']), 'service-cluster-ip-range[0] is not a valid cidr');
+});

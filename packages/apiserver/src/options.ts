@@ -10,6 +10,43 @@ import { validateAuditFlags } from './audit/index.js';
 import { builtinResources } from '@plinth/api';
 import { disabledByRuntimeConfig } from './runtime-config.js';
 import { validateShowHiddenMetricsVersion } from './metrics/stability.js';
+import { type ServiceIPRanges, parseServiceClusterIPRange, validateServiceClusterIPRange } from './services/ranges.js';
+import { resolveAdvertiseAddress } from './services/advertise-address.js';
+
+/** The Service network flags, completed (kube's ServerRunOptions.Complete for them). */
+export interface ServiceNetworkOptions {
+  /** `--service-cluster-ip-range` as given ('' is kube's default 10.0.0.0/24). */
+  clusterIPRange: string;
+  ranges: ServiceIPRanges;
+  /** `--service-node-port-range` as given. */
+  nodePortRange: string;
+  /**
+   * The advertised address (kube's DefaultAdvertiseAddress), or '' when none could be found; then
+   * `advertiseAddressError` has kube's message (kube refuses to start; plinth reports it when the
+   * kubernetes Service reconciler starts, which is what needs it).
+   */
+  advertiseAddress: string;
+  advertiseAddressError?: string;
+}
+
+/** Completes and validates the Service network flags, adding kube's messages to `errs`. */
+export function serviceNetworkOptionsFrom(f: ServerOptions, errs: string[]): ServiceNetworkOptions {
+  let ranges: ServiceIPRanges;
+  try {
+    ranges = parseServiceClusterIPRange(f.serviceClusterIpRange);
+    errs.push(...validateServiceClusterIPRange(f.serviceClusterIpRange, ranges));
+  } catch (e) {
+    errs.push((e as Error).message);
+    ranges = parseServiceClusterIPRange('');
+  }
+  const out: ServiceNetworkOptions = { clusterIPRange: f.serviceClusterIpRange, ranges, nodePortRange: f.serviceNodePortRange, advertiseAddress: '' };
+  try {
+    out.advertiseAddress = resolveAdvertiseAddress(f.advertiseAddress, f.bindAddress);
+  } catch (e) {
+    out.advertiseAddressError = (e as Error).message;
+  }
+  return out;
+}
 
 export interface CompletedOptions {
   flags: ServerOptions;
@@ -22,6 +59,7 @@ export interface CompletedOptions {
   disabledResources: ReadonlySet<string>;
   /** Warnings to log at start (e.g. a GA feature gate set). */
   warnings: string[];
+  services: ServiceNetworkOptions;
 }
 
 /** The authentication options the flags describe (methods whose flags are unset stay off). */
@@ -114,6 +152,7 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   const disabledResources = disabledByRuntimeConfig(flags.runtimeConfig, builtinResources(), errs, (w) => warnings.push(w));
   const hiddenMetrics = validateShowHiddenMetricsVersion(flags.showHiddenMetricsForVersion);
   if (hiddenMetrics) errs.push(hiddenMetrics);
+  const services = serviceNetworkOptionsFrom(flags, errs);
   if (errs.length > 0) throw new FlagError(errs.join('\n'));
-  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, disabledResources, warnings };
+  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, disabledResources, warnings, services };
 }

@@ -87,7 +87,8 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
     let remaining = 0;
     for (const store of deps.namespacedStores()) {
       const nsScope = { user: CONTROLLER_USER, namespace: ns };
-      await store.deleteCollection(nsScope, {});
+      // kube's namespace deleter: background propagation, whatever the resource's default policy.
+      await store.deleteCollection(nsScope, {}, { propagationPolicy: 'Background' });
       remaining += (await store.list(nsScope, { limit: 1 })).items.length;
     }
     return remaining === 0;

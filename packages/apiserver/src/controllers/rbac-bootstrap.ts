@@ -1,16 +1,20 @@
 /**
  * The `rbac/bootstrap-roles` post-start hook (kube's pkg/registry/rbac/rest/storage_rbac.go,
- * ensureRBACPolicy): the default ClusterRoles and ClusterRoleBindings are created when missing and
- * reconciled when present (missing rules, selectors and subjects added; nothing removed; objects
- * annotated autoupdate "false" left alone). Safe with several replicas at once: creates tolerate
- * AlreadyExists, updates carry the read resourceVersion and are redone on Conflict.
+ * ensureRBACPolicy): kube 1.24's default ClusterRoles, ClusterRoleBindings, and kube-system /
+ * kube-public Roles and RoleBindings are created when missing and reconciled when present
+ * (missing rules, selectors and subjects added; nothing removed; objects annotated autoupdate
+ * "false" left alone). Safe with several replicas at once: creates tolerate AlreadyExists, updates
+ * carry the read resourceVersion and are redone on Conflict.
  */
 import { isAlreadyExists, isConflict, isNotFound, type StoredObject, type UserInfo } from '@plinth/api';
 import {
   bootstrapClusterRoleBindings,
   bootstrapClusterRoles,
+  bootstrapRoleBindings,
+  bootstrapRoles,
   reconcileClusterRole,
   reconcileClusterRoleBinding,
+  type BootstrapPolicyOptions,
   type ReconcilableObject,
   type ReconcileResult,
 } from '@plinth/auth';
@@ -22,9 +26,56 @@ const MAX_ATTEMPTS = 10;
 
 type Reconcile = (existing: ReconcilableObject, expected: ReconcilableObject) => ReconcileResult<ReconcilableObject>;
 
-/** One object: create-if-missing or reconcile, redone from a fresh read when another writer raced us. */
-async function ensureObject(store: ResourceStore, expected: ReconcilableObject, reconcile: Reconcile, log: Logger): Promise<void> {
+export interface BootstrapPolicyDeps {
+  clusterRoles: ResourceStore;
+  clusterRoleBindings: ResourceStore;
+  roles: ResourceStore;
+  roleBindings: ResourceStore;
+  /** Where a Role's namespace is created when missing (kube's tryEnsureNamespace). */
+  namespaces: ResourceStore;
+  /** The feature gates the policy reads (kube's policy has gated rules). */
+  policy?: BootstrapPolicyOptions;
+  log: Logger;
+}
+
+/** One kind of default object, its store and its reconciliation (Roles reconcile as ClusterRoles do). */
+interface PolicyKind {
+  store: ResourceStore;
+  objects: ReconcilableObject[];
+  reconcile: Reconcile;
+}
+
+function policyKinds(deps: BootstrapPolicyDeps): PolicyKind[] {
+  const opts = deps.policy ?? {};
+  const asReconcilable = (xs: object[]): ReconcilableObject[] => xs as unknown as ReconcilableObject[];
+  return [
+    { store: deps.clusterRoles, objects: asReconcilable(bootstrapClusterRoles(opts)), reconcile: reconcileClusterRole },
+    { store: deps.clusterRoleBindings, objects: asReconcilable(bootstrapClusterRoleBindings(opts)), reconcile: reconcileClusterRoleBinding },
+    { store: deps.roles, objects: asReconcilable(bootstrapRoles()), reconcile: reconcileClusterRole },
+    { store: deps.roleBindings, objects: asReconcilable(bootstrapRoleBindings()), reconcile: reconcileClusterRoleBinding },
+  ];
+}
+
+/** kube's tryEnsureNamespace: the namespace of a default Role, created when missing. */
+async function ensureNamespace(namespaces: ResourceStore, name: string): Promise<void> {
   const scope = { user: BOOTSTRAP_USER, namespace: '' };
+  try {
+    await namespaces.get(scope, name);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    try {
+      await namespaces.create(scope, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+}
+
+/** One object: create-if-missing or reconcile, redone from a fresh read when another writer raced us. */
+async function ensureObject(kind: PolicyKind, expected: ReconcilableObject, deps: BootstrapPolicyDeps): Promise<void> {
+  const { store, reconcile } = kind;
+  const namespace = typeof expected.metadata['namespace'] === 'string' ? expected.metadata['namespace'] : '';
+  const scope = { user: BOOTSTRAP_USER, namespace };
   const name = expected.metadata.name!;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -35,8 +86,9 @@ async function ensureObject(store: ResourceStore, expected: ReconcilableObject, 
         if (!isNotFound(e)) throw e;
       }
       if (!existing) {
+        if (namespace) await ensureNamespace(deps.namespaces, namespace);
         await store.create(scope, structuredClone(expected) as unknown as StoredObject);
-        log.v(2, 'rbac: created default object', { kind: store.def.kind, name });
+        deps.log.v(2, 'rbac: created default object', { kind: store.def.kind, namespace, name });
         return;
       }
       const result = reconcile(existing as unknown as ReconcilableObject, expected);
@@ -47,7 +99,7 @@ async function ensureObject(store: ResourceStore, expected: ReconcilableObject, 
       }
       // The object as read, with its resourceVersion: a concurrent write makes this a Conflict.
       await store.update(scope, name, result.object as unknown as StoredObject);
-      log.info('rbac: reconciled default object', { kind: store.def.kind, name });
+      deps.log.info('rbac: reconciled default object', { kind: store.def.kind, namespace, name });
       return;
     } catch (e) {
       const raced = isAlreadyExists(e) || isConflict(e) || isNotFound(e);
@@ -56,36 +108,27 @@ async function ensureObject(store: ResourceStore, expected: ReconcilableObject, 
   }
 }
 
-export interface BootstrapPolicyDeps {
-  clusterRoles: ResourceStore;
-  clusterRoleBindings: ResourceStore;
-  log: Logger;
-}
-
 export async function ensureBootstrapPolicy(deps: BootstrapPolicyDeps): Promise<void> {
-  for (const role of bootstrapClusterRoles()) {
-    await ensureObject(deps.clusterRoles, role as unknown as ReconcilableObject, reconcileClusterRole, deps.log);
-  }
-  for (const binding of bootstrapClusterRoleBindings()) {
-    await ensureObject(deps.clusterRoleBindings, binding as unknown as ReconcilableObject, reconcileClusterRoleBinding, deps.log);
+  for (const kind of policyKinds(deps)) {
+    for (const expected of kind.objects) await ensureObject(kind, expected, deps);
   }
 }
 
 /** Whether every default object exists and needs no reconciliation (reads only: the watch cache). */
 export async function bootstrapPolicyCurrent(deps: BootstrapPolicyDeps): Promise<boolean> {
-  const scope = { user: BOOTSTRAP_USER, namespace: '' };
-  const check = async (store: ResourceStore, expected: ReconcilableObject, reconcile: Reconcile): Promise<boolean> => {
-    try {
-      const existing = await store.get(scope, expected.metadata.name!, '0');
-      const result = reconcile(existing as unknown as ReconcilableObject, expected);
-      return result.protected || result.operation === 'none';
-    } catch (e) {
-      if (isNotFound(e)) return false;
-      throw e;
+  for (const { store, objects, reconcile } of policyKinds(deps)) {
+    for (const expected of objects) {
+      const namespace = typeof expected.metadata['namespace'] === 'string' ? expected.metadata['namespace'] : '';
+      try {
+        const existing = await store.get({ user: BOOTSTRAP_USER, namespace }, expected.metadata.name!, '0');
+        const result = reconcile(existing as unknown as ReconcilableObject, expected);
+        if (!result.protected && result.operation !== 'none') return false;
+      } catch (e) {
+        if (isNotFound(e)) return false;
+        throw e;
+      }
     }
-  };
-  for (const role of bootstrapClusterRoles()) if (!(await check(deps.clusterRoles, role as unknown as ReconcilableObject, reconcileClusterRole))) return false;
-  for (const binding of bootstrapClusterRoleBindings()) if (!(await check(deps.clusterRoleBindings, binding as unknown as ReconcilableObject, reconcileClusterRoleBinding))) return false;
+  }
   return true;
 }
 

@@ -61,11 +61,21 @@ export interface CustomResourceHandlerDeps {
 
 const mediaTypeOf = (header: string | undefined): string => (header ?? '').split(';')[0]!.trim().toLowerCase();
 
-/** The Accept header without its Protobuf ranges (custom resources have no Protobuf form). */
+/** Whether a media range asks for meta.k8s.io PartialObjectMetadata(List), which has a Protobuf form for every resource. */
+const isPartialMetadataRange = (part: string): boolean =>
+  part
+    .split(';')
+    .slice(1)
+    .some((p) => /^as=PartialObjectMetadata(List)?$/.test(p.trim()));
+
+/**
+ * The Accept header without its Protobuf ranges (custom resources have no Protobuf form), except
+ * those asking for metadata only.
+ */
 function withoutProtobuf(accept: string): string {
   return accept
     .split(',')
-    .filter((part) => !PROTOBUF_MEDIA_TYPES.includes(mediaTypeOf(part)))
+    .filter((part) => !PROTOBUF_MEDIA_TYPES.includes(mediaTypeOf(part)) || isPartialMetadataRange(part))
     .join(',');
 }
 
@@ -82,7 +92,7 @@ export function withCustomResources(next: Handler, deps: CustomResourceHandlerDe
     const accept = req.headers.accept;
     if (accept) {
       // 406 when nothing but Protobuf is acceptable; the generic handlers then never pick it.
-      negotiate(accept, { allowTable: true, allowProtobuf: false });
+      negotiate(accept, { allowTable: true, allowProtobuf: false, allowPartial: info.verb === 'get' || info.verb === 'list' || info.verb === 'watch' });
       if (PROTOBUF_MEDIA_TYPES.some((t) => accept.toLowerCase().includes(t))) req.headers.accept = withoutProtobuf(accept);
     }
     const contentType = mediaTypeOf(req.headers['content-type']);

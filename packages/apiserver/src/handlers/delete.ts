@@ -1,76 +1,146 @@
 /** DELETE of one object, and of a collection (deletecollection). */
 import { servesProtobuf } from '../protobuf/codec.js';
-import { badRequest, fieldErr, invalid, isPlainObject, successStatus, type FieldError } from '@plinth/api';
+import { badRequest, fieldErr, invalid, isPlainObject, type FieldError } from '@plinth/api';
 import type { Preconditions } from '@plinth/storage';
 import { negotiate, bodyEncoding } from '../negotiation.js';
 import { parseBody, readBody, writeObject } from '../http.js';
-import { parseDryRun, parseListOptions } from './options.js';
+import { parseListOptions } from './options.js';
 import type { ResourceRequest } from './scope.js';
 import { auditRequestObject } from '../audit/filter.js';
+import type { DeleteOptions, PropagationPolicy } from '../registry/delete.js';
 
-interface DeleteOptionsBody {
+const PROPAGATION: readonly string[] = ['Foreground', 'Background', 'Orphan'];
+const DELETE_OPTIONS_KIND = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
+
+/** DeleteOptions as decoded, before kube's ValidateDeleteOptions. */
+interface RawDeleteOptions {
+  gracePeriodSeconds?: number;
   preconditions?: Preconditions;
-  dryRun: boolean;
+  orphanDependents?: boolean;
   propagationPolicy?: string;
+  dryRun?: string[];
 }
 
-const PROPAGATION = ['Foreground', 'Background', 'Orphan'];
+/** kube's JSON decoding error for a member of the wrong type (400). */
+function wrongType(field: string, got: unknown, goType: string): never {
+  const what = got === null ? 'null' : Array.isArray(got) ? 'array' : typeof got === 'object' ? 'object' : typeof got;
+  throw badRequest(`json: cannot unmarshal ${what} into Go struct field DeleteOptions.${field} of type ${goType}`);
+}
 
-/** Reads DeleteOptions from the body (optional) and the query, validated as kube does. */
-async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptionsBody> {
-  let dryRun = parseDryRun(r.query, 'DeleteOptions');
-  const out: DeleteOptionsBody = { dryRun };
-  const body = await readBody(r.req);
-  const errs: FieldError[] = [];
-  if (body.length > 0 && body.toString('utf8').trim() !== '') {
-    const raw = await parseBody(body, bodyEncoding(r.req.headers['content-type']));
-    if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: expected DeleteOptions');
-    auditRequestObject(r.req, raw);
-    if (raw['kind'] !== undefined && raw['kind'] !== 'DeleteOptions') {
-      throw badRequest(`${String(raw['kind'])} in version "${String(raw['apiVersion'] ?? '')}" cannot be handled as a DeleteOptions`);
-    }
-    const pre = raw['preconditions'];
-    if (isPlainObject(pre)) {
-      const p: Preconditions = {};
-      if (typeof pre['uid'] === 'string' && pre['uid']) p.uid = pre['uid'];
-      if (typeof pre['resourceVersion'] === 'string' && pre['resourceVersion']) p.resourceVersion = pre['resourceVersion'];
-      out.preconditions = p;
-    }
-    const dr = raw['dryRun'];
-    if (Array.isArray(dr) && dr.length > 0) {
-      if (dr.length === 1 && dr[0] === 'All') dryRun = true;
-      else errs.push(fieldErr.notSupported('dryRun', dr, ['All']));
-    }
-    if (typeof raw['propagationPolicy'] === 'string') out.propagationPolicy = raw['propagationPolicy'];
-    if (raw['orphanDependents'] !== undefined && raw['propagationPolicy'] !== undefined) {
-      errs.push(fieldErr.invalid('propagationPolicy', raw['propagationPolicy'], 'orphanDependents and deletionPropagation cannot be both set'));
-    }
+/** A DeleteOptions body (JSON, YAML or Protobuf; any group's version of the kind). */
+function fromBody(raw: unknown): RawDeleteOptions {
+  if (!isPlainObject(raw)) throw badRequest('the object provided is unrecognized: expected DeleteOptions');
+  if (raw['kind'] !== undefined && raw['kind'] !== 'DeleteOptions') {
+    throw badRequest(`${String(raw['kind'])} in version "${String(raw['apiVersion'] ?? '')}" cannot be handled as a DeleteOptions`);
   }
-  const qp = r.query.get('propagationPolicy');
-  if (qp) out.propagationPolicy = qp;
-  if (out.propagationPolicy !== undefined && !PROPAGATION.includes(out.propagationPolicy)) {
-    errs.push(fieldErr.notSupported('propagationPolicy', out.propagationPolicy, [...PROPAGATION, 'nil']));
+  const out: RawDeleteOptions = {};
+  const grace = raw['gracePeriodSeconds'];
+  if (grace !== undefined && grace !== null) {
+    const n = typeof grace === 'bigint' ? Number(grace) : grace;
+    if (typeof n !== 'number' || !Number.isInteger(n)) wrongType('gracePeriodSeconds', grace, 'int64');
+    out.gracePeriodSeconds = n;
   }
-  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
-  out.dryRun = dryRun;
+  const pre = raw['preconditions'];
+  if (pre !== undefined && pre !== null) {
+    if (!isPlainObject(pre)) wrongType('preconditions', pre, 'v1.Preconditions');
+    const p: Preconditions = {};
+    for (const f of ['uid', 'resourceVersion'] as const) {
+      const v = pre[f];
+      if (v === undefined || v === null) continue;
+      if (typeof v !== 'string') wrongType(`preconditions.${f}`, v, 'string');
+      p[f] = v;
+    }
+    out.preconditions = p;
+  }
+  const orphan = raw['orphanDependents'];
+  if (orphan !== undefined && orphan !== null) {
+    if (typeof orphan !== 'boolean') wrongType('orphanDependents', orphan, 'bool');
+    out.orphanDependents = orphan;
+  }
+  const policy = raw['propagationPolicy'];
+  if (policy !== undefined && policy !== null) {
+    if (typeof policy !== 'string') wrongType('propagationPolicy', policy, 'v1.DeletionPropagation');
+    out.propagationPolicy = policy;
+  }
+  const dryRun = raw['dryRun'];
+  if (dryRun !== undefined && dryRun !== null) {
+    if (!Array.isArray(dryRun) || dryRun.some((v) => typeof v !== 'string')) wrongType('dryRun', dryRun, '[]string');
+    out.dryRun = dryRun as string[];
+  }
   return out;
+}
+
+/**
+ * DeleteOptions from the query, as kube's parameter codec reads them: the first value of each;
+ * `orphanDependents` is false only for "false" (any case) or "0"; a present but empty
+ * `propagationPolicy` is the empty policy (then invalid).
+ */
+function fromQuery(query: URLSearchParams): RawDeleteOptions {
+  const out: RawDeleteOptions = {};
+  const grace = query.get('gracePeriodSeconds');
+  if (grace !== null) {
+    if (!/^[+-]?\d+$/.test(grace)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(grace)}: invalid syntax`);
+    const n = BigInt(grace);
+    if (n < -(2n ** 63n) || n > 2n ** 63n - 1n) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(grace)}: value out of range`);
+    out.gracePeriodSeconds = Number(n);
+  }
+  const orphan = query.get('orphanDependents');
+  if (orphan !== null) out.orphanDependents = !(orphan === '0' || orphan.toLowerCase() === 'false');
+  const policy = query.get('propagationPolicy');
+  if (policy !== null) out.propagationPolicy = policy;
+  const dryRun = query.getAll('dryRun');
+  if (dryRun.length > 0) out.dryRun = dryRun;
+  return out;
+}
+
+/** kube's ValidateDeleteOptions (422 naming the kind meta.k8s.io DeleteOptions). */
+function validate(o: RawDeleteOptions): DeleteOptions {
+  const errs: FieldError[] = [];
+  if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
+    errs.push(fieldErr.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (o.propagationPolicy !== undefined && !PROPAGATION.includes(o.propagationPolicy)) {
+    errs.push(fieldErr.notSupported('propagationPolicy', o.propagationPolicy, [...PROPAGATION, 'nil']));
+  }
+  // As the other verbs: an empty dryRun value is no dry run (kube's ValidateDryRun takes "All" alone).
+  const dryRun = (o.dryRun ?? []).filter((v) => v !== '');
+  if (dryRun.some((v) => v !== 'All')) errs.push(fieldErr.notSupported('dryRun', dryRun, ['All']));
+  if (errs.length > 0) throw invalid(DELETE_OPTIONS_KIND, '', errs);
+  const out: DeleteOptions = { dryRun: dryRun.length > 0 };
+  if (o.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = o.gracePeriodSeconds;
+  if (o.preconditions) out.preconditions = o.preconditions;
+  if (o.orphanDependents !== undefined) out.orphanDependents = o.orphanDependents;
+  if (o.propagationPolicy !== undefined) out.propagationPolicy = o.propagationPolicy as PropagationPolicy;
+  return out;
+}
+
+/**
+ * A DELETE's options, as kube's delete handlers read them: from the body when there is one
+ * (then the query's options are not read at all), else from the query.
+ */
+async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
+  const body = await readBody(r.req);
+  if (body.length === 0) return validate(fromQuery(r.query));
+  const raw = await parseBody(body, bodyEncoding(r.req.headers['content-type']));
+  auditRequestObject(r.req, raw);
+  return validate(fromBody(raw));
 }
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
   const opts = await readDeleteOptions(r);
-  const { result } = await r.store.delete(r.scope, r.target.name, {
-    dryRun: opts.dryRun,
-    ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
-    propagationPolicy: opts.propagationPolicy,
-  });
-  writeObject(r.req, r.res, r.query, 200, result, format);
+  const { result, deleted } = await r.store.delete(r.scope, r.target.name, opts);
+  // kube answers 202 only when an object kept for now was deleted with orphanDependents=false
+  // (its handler keeps 200 for every other pending deletion, for older clients).
+  const code = !deleted && opts.orphanDependents === false ? 202 : 200;
+  writeObject(r.req, r.res, r.query, code, result, format);
 }
 
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
-  const opts = await readDeleteOptions(r);
   const listOpts = parseListOptions(r.def, r.query, false);
-  await r.store.deleteCollection(r.scope, listOpts, { dryRun: opts.dryRun, propagationPolicy: opts.propagationPolicy });
-  writeObject(r.req, r.res, r.query, 200, successStatus(), format);
+  const opts = await readDeleteOptions(r);
+  // kube answers with the list of what it deleted, as it read it.
+  const list = await r.store.deleteCollection(r.scope, listOpts, opts);
+  writeObject(r.req, r.res, r.query, 200, list, format);
 }

@@ -6,11 +6,12 @@ import { negotiate, type ResponseFormat } from '../negotiation.js';
 import { isPretty, RESPONSE_WRITE_AHEAD_BYTES, sendBody, streamBody, writeObject } from '../http.js';
 import { auditRecordsResponseObject, auditResponseObject } from '../audit/filter.js';
 import { parseIncludeObject, tableOfObject } from '../table.js';
+import { partialOfObject } from '../partial-metadata.js';
 import type { ResourceRequest } from './scope.js';
 import { resourceVersionParam } from './options.js';
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: servesProtobuf(r.def) });
+  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: servesProtobuf(r.def), allowPartial: true });
   const rv = resourceVersionParam(r.query);
   if (isPlainJson(r, format)) {
     // The watch cache's stored bytes, when they are exactly what encoding the object would write.
@@ -21,12 +22,16 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   }
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
   const obj = await r.store.get(r.scope, r.target.name, rv);
-  writeObject(r.req, r.res, r.query, 200, format.table ? tableOfObject(r.def, obj, include, format.table) : obj, format);
+  const out = format.table ? tableOfObject(r.def, obj, include, format.table) : format.partial ? partialOfObject(r.def, obj, format.partial) : obj;
+  writeObject(r.req, r.res, r.query, 200, out, format);
 }
 
-/** Compact JSON of the object itself (no table, no protobuf or YAML, not pretty): bytes may be served. */
+/**
+ * Compact JSON of the object itself (no table or metadata-only form, no protobuf or YAML, not
+ * pretty): the cache's stored bytes may be served.
+ */
 export function isPlainJson(r: ResourceRequest, format: ResponseFormat): boolean {
-  return format.encoding === 'json' && format.table === undefined && !isPretty(r.query, r.req);
+  return format.encoding === 'json' && format.table === undefined && format.partial === undefined && !isPretty(r.query, r.req);
 }
 
 /** writeObject for a body already encoded as compact JSON (its audit record decodes it only if kept). */

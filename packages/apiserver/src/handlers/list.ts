@@ -3,13 +3,14 @@ import { servesProtobuf } from '../protobuf/codec.js';
 import { negotiate } from '../negotiation.js';
 import { writeObject } from '../http.js';
 import { parseIncludeObject, tableOfList } from '../table.js';
+import { partialOfList } from '../partial-metadata.js';
 import { parseListOptions } from './options.js';
 import { serveWatch } from './watch.js';
 import { isPlainJson, writeJsonList } from './get.js';
 import type { ResourceRequest } from './scope.js';
 
 export async function handleList(r: ResourceRequest, watch: boolean): Promise<void> {
-  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: servesProtobuf(r.def) });
+  const format = negotiate(r.req.headers.accept, { allowTable: true, allowProtobuf: servesProtobuf(r.def), allowPartial: true });
   const include = format.table ? parseIncludeObject(r.query) : 'Metadata';
   // APIListChunking off: kube's storage ignores `limit` and `continue` (the whole list, no token).
   const query = watch || r.features.enabled('APIListChunking') || (!r.query.has('limit') && !r.query.has('continue')) ? r.query : withoutPaging(r.query);
@@ -32,7 +33,8 @@ export async function handleList(r: ResourceRequest, watch: boolean): Promise<vo
     return;
   }
   const list = await r.store.list(r.scope, opts);
-  writeObject(r.req, r.res, r.query, 200, format.table ? tableOfList(r.def, list, include, format.table) : list, format);
+  const out = format.table ? tableOfList(r.def, list, include, format.table) : format.partial ? partialOfList(r.def, list, format.partial) : list;
+  writeObject(r.req, r.res, r.query, 200, out, format);
 }
 
 function withoutPaging(query: URLSearchParams): URLSearchParams {

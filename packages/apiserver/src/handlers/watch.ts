@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { WatchEvent } from '@plinth/storage';
 import type { ResponseFormat } from '../negotiation.js';
 import { tableOfObject, type IncludeObject } from '../table.js';
+import { asPartialObjectMetadata } from '../partial-metadata.js';
 import { encodeWatchEventFrame } from '../protobuf/codec.js';
 import type { ParsedListOptions } from './options.js';
 import { toStatusError } from '../registry/interpret.js';
@@ -21,6 +22,15 @@ import { metricsOf } from '../metrics/index.js';
  */
 const encodedJson = new WeakMap<WatchEvent, Buffer>();
 const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
+/** The same for metadata-only watches (client-go's metadata informers), by encoding and version. */
+const encodedPartial = new Map<string, WeakMap<WatchEvent, Buffer>>();
+
+function partialCache(encoding: string, version: string): WeakMap<WatchEvent, Buffer> {
+  const key = `${encoding}/${version}`;
+  let m = encodedPartial.get(key);
+  if (!m) encodedPartial.set(key, (m = new WeakMap()));
+  return m;
+}
 
 /** At most this much is encoded ahead of the socket per write. */
 const WRITE_BATCH_BYTES = 64 * 1024;
@@ -114,6 +124,10 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     throw notAcceptable(['application/json', 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf', 'application/vnd.kubernetes.protobuf;stream=watch']);
   }
   const protobufStream = format.encoding === 'protobuf';
+  const partial = format.partial ? { version: format.partial.version, cache: partialCache(format.encoding, format.partial.version) } : undefined;
+  // kube transforms each event's object; a list form cannot be made of one, so kube's encoder
+  // fails on the first event and the watch ends there (an ERROR event still goes out).
+  const endAtFirstEvent = format.partial?.list === true;
   const watchOpts = { resourceVersion: opts.resourceVersion ?? '', bookmarks: opts.allowWatchBookmarks, ...(opts.predicate ? { predicate: opts.predicate } : {}) };
   // The legacy /watch/.../<name> path watches one object.
   const watcher = await r.store.watch(r.scope, watchOpts, r.target.name || undefined);
@@ -138,6 +152,16 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       const status = toStatusError(e.error, r.def).toStatus() as unknown as Record<string, unknown>;
       return chunkOf(protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${stringifyJson({ type: 'ERROR', object: status })}\n`));
     }
+    if (partial) {
+      // Each object as PartialObjectMetadata, encoded once per event for every such watcher.
+      let chunk = partial.cache.get(e);
+      if (!chunk) {
+        const object = asPartialObjectMetadata(e.object, partial.version) as unknown as Record<string, unknown>;
+        const payload = protobufStream ? encodeWatchEventFrame(e.type, object) : Buffer.from(`${stringifyJson({ type: e.type, object })}\n`);
+        partial.cache.set(e, (chunk = chunkOf(payload)));
+      }
+      return chunk;
+    }
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
       let frame = encodedProtobuf.get(e);
@@ -153,7 +177,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
   let socket: Socket | undefined;
-  const slot = format.table ? undefined : protobufStream ? 'protobuf' : 'json';
+  const slot = format.table || partial ? undefined : protobufStream ? 'protobuf' : 'json';
   /**
    * Sends `first` and what else is ready as one buffer. Watches that flush the same run of events
    * (every watch of a collection, woken by one flush window) send the same bytes: the first builds
@@ -219,6 +243,13 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
         first = await watcher.next();
         if (!first) break;
         await flushWindow();
+      }
+      if (endAtFirstEvent && wanted(first)) {
+        if (first.type === 'ERROR') {
+          const chunk = encodeEvent(first);
+          res.write(chunk.subarray(payloadStart(chunk), chunk.length - 2));
+        }
+        break;
       }
       // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
       // bound: a client that does not read fills its socket once and then holds no more than a

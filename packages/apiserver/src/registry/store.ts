@@ -28,11 +28,12 @@ import {
   type UserInfo,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
-import { Cacher, type GuardKey, type KeyFunctions, type ListOptions, type ListResult, type Preconditions, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
+import { Cacher, type GuardKey, type KeyFunctions, type ListOptions, type ListResult, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
 import { ConvertingStore } from './converting-store.js';
+import { deleteObject, hasPendingFinalizers, type DeleteOptions } from './delete.js';
 
 export { generateName, now } from './meta.js';
 
@@ -70,10 +71,8 @@ export type PatchOperation =
   | { kind: 'apply'; applied: StoredObject; force: boolean }
   | { kind: 'patch'; apply(current: StoredObject): StoredObject };
 
-export interface DeleteRequestOptions extends WriteOptions {
-  preconditions?: Preconditions;
-  propagationPolicy?: string;
-}
+/** A DELETE's options (kube's DeleteOptions, validated) and the write's own. */
+export interface DeleteRequestOptions extends WriteOptions, DeleteOptions {}
 
 /**
  * A resource's own check of who may write what (kube's policybased RBAC storages: escalation
@@ -96,9 +95,6 @@ export interface RegistryDeps {
    */
   createGuardKey?: GuardKey | undefined;
 }
-
-/** Thrown inside a delete attempt when finalizers appeared since the read. */
-class FinalizersAppeared extends Error {}
 
 export class ResourceStore {
   readonly def: ResourceDefinition;
@@ -426,121 +422,75 @@ export class ResourceStore {
   }
 
   /**
-   * DELETE: objects with pending finalizers get a deletionTimestamp (first delete) and stay;
-   * others are removed. Returns what kube answers: the object, or a success Status.
+   * DELETE with kube's DeleteOptions (registry/delete.ts): preconditions, graceful deletion,
+   * garbage-collection finalizers, two-phase deletion of objects with finalizers. Returns what
+   * kube answers — the object, or a success Status — and whether it is gone.
    */
   async delete(scope: RequestScope, name: string, opts: DeleteRequestOptions = {}): Promise<{ result: StoredObject | Status; deleted: boolean }> {
-    const key = this.key(scope.namespace, name);
-    const dryRun = !!opts.dryRun;
-    for (;;) {
-      let existing: StoredObject;
-      try {
-        existing = await this.#deps.storage.get(key);
-      } catch (e) {
-        throw toStatusError(e, this.def, name);
-      }
-      this.#checkPreconditions(name, existing, opts.preconditions);
-      // kube's AdmissionToValidateObjectDeleteFunc: mutating, then validating admission.
-      await this.#deps.admission.admit(this.#attrs('DELETE', scope, undefined, existing, opts, name, this.def.strategy));
-      await this.#validateAdmission('DELETE', scope, undefined, existing, opts, name);
-      if (this.#hasFinalizers(existing)) {
-        if (existing.metadata.deletionTimestamp) return { result: this.#withTypeMeta(existing), deleted: false };
-        const updated = await this.#markDeleting(scope, name, opts);
-        if (updated) return { result: this.#withTypeMeta(updated), deleted: false };
-        continue; // finalizers went away meanwhile: delete for real
-      }
-      try {
-        const last = await this.#deps.storage.delete(key, {
-          ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
-          suggestion: existing,
-          dryRun,
-          validateDeletion: (cur) => {
-            if (this.#hasFinalizers(cur)) throw new FinalizersAppeared();
-          },
-        });
-        const obj = this.#withTypeMeta(last);
-        if (this.def.returnDeletedObject) return { result: obj, deleted: true };
-        const details: NonNullable<Status['details']> = { name, kind: this.def.plural };
-        if (this.def.group) details.group = this.def.group;
-        if (obj.metadata.uid) details.uid = obj.metadata.uid;
-        return { result: successStatus(details), deleted: true };
-      } catch (e) {
-        if (e instanceof FinalizersAppeared) continue;
-        throw toStatusError(e, this.def, name);
-      }
-    }
-  }
-
-  /** deletecollection: deletes every object the options select, one by one. */
-  async deleteCollection(scope: RequestScope, listOpts: ListOptions, opts: DeleteRequestOptions = {}): Promise<StoredObject[]> {
-    const list = await this.list(scope, listOpts);
-    const deleted: StoredObject[] = [];
-    for (const item of list.items) {
-      const ns = item.metadata.namespace ?? scope.namespace;
-      try {
-        await this.delete({ ...scope, namespace: ns }, item.metadata.name!, opts);
-        deleted.push(item);
-      } catch (e) {
-        if ((e as { reason?: string }).reason === 'NotFound') continue;
-        throw e;
-      }
-    }
-    return deleted;
-  }
-
-  #hasFinalizers(obj: StoredObject): boolean {
-    return (obj.metadata.finalizers?.length ?? 0) > 0 || !!this.def.strategy.hasPendingFinalizers?.(obj);
-  }
-
-  /** First delete of an object with finalizers: set deletionTimestamp. Undefined if none remain. */
-  async #markDeleting(scope: RequestScope, name: string, opts: DeleteRequestOptions): Promise<StoredObject | undefined> {
-    let gone = false;
     try {
-      const out = await this.#deps.storage.guaranteedUpdate(
-        this.key(scope.namespace, name),
-        (cur) => {
-          if (!cur) throw notFound(groupResourceOf(this.def), name);
-          if (!this.#hasFinalizers(cur) || cur.metadata.deletionTimestamp) {
-            gone = !this.#hasFinalizers(cur);
-            return cur;
-          }
-          const next = structuredClone(cur);
-          next.metadata.deletionTimestamp = now();
-          next.metadata.deletionGracePeriodSeconds = 0;
-          this.def.strategy.beginDeletion?.(next);
-          return next;
+      const out = await deleteObject(
+        {
+          def: this.def,
+          storage: this.#deps.storage,
+          key: this.key(scope.namespace, name),
+          name,
+          read: (obj) => this.#read(obj),
+          // kube's AdmissionToValidateObjectDeleteFunc: mutating, then validating admission.
+          admit: async (current) => {
+            await this.#deps.admission.admit(this.#attrs('DELETE', scope, undefined, current, opts, name, this.def.strategy));
+            await this.#validateAdmission('DELETE', scope, undefined, current, opts, name);
+          },
         },
-        { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), dryRun: !!opts.dryRun },
+        opts,
       );
-      return gone ? undefined : out;
+      return { result: out.finalize ? this.#finalizeDelete(out.object) : this.#withTypeMeta(out.object), deleted: out.deleted };
     } catch (e) {
       throw toStatusError(e, this.def, name);
     }
   }
 
-  /** After an update: a deleting object whose last finalizer is gone is removed (spec state table). */
+  /** kube's finalizeDelete: the object, for resources that return it, else a success Status naming it. */
+  #finalizeDelete(obj: StoredObject): StoredObject | Status {
+    if (this.def.returnDeletedObject) return this.#withTypeMeta(obj);
+    const details: NonNullable<Status['details']> = { name: obj.metadata.name ?? '', kind: this.def.plural };
+    if (this.def.group) details.group = this.def.group;
+    if (obj.metadata.uid) details.uid = obj.metadata.uid;
+    return successStatus(details);
+  }
+
+  /**
+   * deletecollection: deletes every object the list options select, one by one with the same
+   * options (objects gone meanwhile are skipped); the first other error ends it. Returns the
+   * list as read, which kube answers with.
+   */
+  async deleteCollection(scope: RequestScope, listOpts: ListOptions, opts: DeleteRequestOptions = {}): Promise<ObjectList<StoredObject>> {
+    const list = await this.list(scope, listOpts);
+    for (const item of list.items) {
+      const ns = item.metadata.namespace ?? scope.namespace;
+      try {
+        await this.delete({ ...scope, namespace: ns }, item.metadata.name!, { ...opts, ...(opts.preconditions ? { preconditions: { ...opts.preconditions } } : {}) });
+      } catch (e) {
+        if ((e as { reason?: string }).reason === 'NotFound') continue;
+        throw e;
+      }
+    }
+    return list;
+  }
+
+  /**
+   * After an update: a deleting object whose last finalizer is gone is removed (kube's
+   * ShouldDeleteDuringUpdate: not while a grace period runs).
+   */
   async #deleteIfFinalized(scope: RequestScope, obj: StoredObject): Promise<void> {
-    if (!obj.metadata.deletionTimestamp || this.#hasFinalizers(obj)) return;
+    const meta = obj.metadata;
+    if (!meta.deletionTimestamp || hasPendingFinalizers(this.def, obj)) return;
+    if (meta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds !== 0) return;
     try {
-      await this.#deps.storage.delete(this.key(scope.namespace, obj.metadata.name!), {
-        preconditions: { resourceVersion: obj.metadata.resourceVersion! },
+      await this.#deps.storage.delete(this.key(scope.namespace, meta.name!), {
+        preconditions: { resourceVersion: meta.resourceVersion! },
       });
     } catch {
       // Someone changed or removed it meanwhile; their write decides (kube does the same).
-    }
-  }
-
-  #checkPreconditions(name: string, existing: StoredObject, pre: Preconditions | undefined): void {
-    if (!pre) return;
-    if (pre.uid && pre.uid !== existing.metadata.uid) {
-      throw conflict(groupResourceOf(this.def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`);
-    }
-    if (pre.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) {
-      throw conflict(
-        groupResourceOf(this.def),
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion ?? ''}`,
-      );
     }
   }
 

@@ -9,8 +9,11 @@ import { setMember } from '../../json.js';
 import { JsonNumberRangeError, parseJson } from '../../number-codec.js';
 import { age, ageColumn, col, countOf, nameColumn, type TableDefinition } from '../../tables.js';
 import { type StoredObject, isPlainObject } from '../../types.js';
-import { DNS1123_SUBDOMAIN_MAX } from '../../validation.js';
 import { defineResource } from '../define.js';
+import { isConfigMapKey } from './validation/basic.js';
+
+/** kube's `validation.IsConfigMapKey`. */
+export { isConfigMapKey };
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {
   return isPlainObject(v) ? v : undefined;
@@ -34,24 +37,6 @@ export const SECRET_TYPE_BASIC_AUTH = 'kubernetes.io/basic-auth';
 export const SECRET_TYPE_SSH_AUTH = 'kubernetes.io/ssh-auth';
 export const SECRET_TYPE_TLS = 'kubernetes.io/tls';
 export const SERVICE_ACCOUNT_NAME_KEY = 'kubernetes.io/service-account.name';
-
-const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
-const configMapKeyRe = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
-
-/** kube's `validation.IsConfigMapKey`. */
-export function isConfigMapKey(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX} characters`);
-  if (!configMapKeyRe.test(value)) {
-    errs.push(
-      `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '${CONFIG_MAP_KEY_FMT}')`,
-    );
-  }
-  if (value === '.') errs.push("must not be '.'");
-  else if (value === '..') errs.push("must not be '..'");
-  else if (value.startsWith('..')) errs.push("must not start with '..'");
-  return errs;
-}
 
 /** kube's v1→internal Secret conversion: stringData entries overwrite data entries, then vanish. */
 function mergeStringData(obj: StoredObject): void {

@@ -44,6 +44,8 @@ export function eventStrategy(version: EventRequestVersion, toCore: (obj: Stored
       const core = toCore(obj);
       return [...legacyValidateEvent(core), ...validateEventUpdateStrict(core, toCore(old), version)];
     },
+    // kube's eventStrategy: events never get garbage-collection finalizers.
+    defaultGarbageCollectionPolicy: () => 'Unsupported',
   };
 }
 
