@@ -20,6 +20,7 @@ import {
   diffStates,
   totalErrors,
   lbSessions,
+  lbBackends,
   startNodeReflector,
   startPythonReflector,
   replyKind,
@@ -56,6 +57,19 @@ after(async () => {
   client?.close();
   await cluster?.down();
 });
+
+/** Waits until haproxy sends to every replica (a replica that was not ready is DOWN for a while after). */
+async function allBackendsUp(): Promise<void> {
+  await eventually(
+    async () => {
+      const status = (await lbBackends(cluster.dir)).map((b) => b.status);
+      if (!status.every((s) => s === 'UP')) throw new Error(`haproxy sees ${status.join(', ')}`);
+      return true;
+    },
+    30_000,
+    'haproxy to see every replica UP',
+  );
+}
 
 /** Every load's acknowledged writes (and every probe) are on the server in their final state. */
 async function verifyAll(t: { diagnostic(m: string): void }, when: string): Promise<void> {
@@ -234,6 +248,9 @@ test('etcd: one member stopped gives no client error; two stopped give 5xx withi
     '/readyz to recover on every replica',
   );
   t.diagnostic(`/readyz ok again on every replica ${secs(Date.now() - backAt)} after the members were started`);
+  // What clients see: the load balancer sends to every replica again (its checks passed `rise` times).
+  await allBackendsUp();
+  t.diagnostic(`haproxy sees every replica UP ${secs(Date.now() - backAt)} after the members were started`);
   await eventually(async () => (await client.request('GET', '/readyz')).status === 200, 10_000, '/readyz through the load balancer');
   await verifyAll(t, 'after etcd members back');
 });
@@ -243,6 +260,8 @@ test('rolling restart (SIGTERM, shutdown delay): a client that retries nothing s
   const ns = 'faults-kill';
   // A client of its own: Node's https agent with keep-alive, no retry anywhere.
   const plain = new PlainClient(cluster.info().loadBalancer.url, cluster.caPem, cluster.token, { maxSockets: 4 });
+  // The claim is about restarts: it starts from a cluster whose every replica takes traffic.
+  await allBackendsUp();
   const cutsBefore = await Promise.all(reflectors.map(async (r) => { const s = await r.stats(); return s.resumes + s.relists; }));
   const load = startLoad(plain, ns, { prefix: 'r', workers: 3 });
   loads.push(load);

@@ -494,8 +494,11 @@ export async function startPythonReflector(kubeconfig: string, ns: string): Prom
 
 // ---- haproxy: which replica holds a connection --------------------------------------------------
 
-/** haproxy's current sessions per replica (from its stats page; the port is in DIR/ports.env). */
-export async function lbSessions(clusterDir: string): Promise<number[]> {
+/**
+ * haproxy's view of each replica (0, 1, 2), from its stats page (the port is in DIR/ports.env):
+ * its current sessions and its check status (UP, DOWN, "UP 1/2", ...).
+ */
+export async function lbBackends(clusterDir: string): Promise<Array<{ sessions: number; status: string }>> {
   const port = /^LB_STATS=(\d+)$/m.exec(readFileSync(join(clusterDir, 'ports.env'), 'utf8'))?.[1];
   if (!port) throw new Error('no LB_STATS in ports.env');
   const csv = await new Promise<string>((resolve, reject) => {
@@ -506,11 +509,16 @@ export async function lbSessions(clusterDir: string): Promise<number[]> {
       res.on('end', () => resolve(b));
     }).on('error', reject);
   });
-  const out = [0, 0, 0];
+  const out = [0, 1, 2].map(() => ({ sessions: 0, status: '' }));
   for (const l of csv.split('\n')) {
     const f = l.split(',');
     const m = /^apiserver-(\d)$/.exec(f[1] ?? '');
-    if (f[0] === 'apiservers' && m) out[Number(m[1])] = Number(f[4]);
+    if (f[0] === 'apiservers' && m) out[Number(m[1])] = { sessions: Number(f[4]), status: f[17] ?? '' };
   }
   return out;
+}
+
+/** haproxy's current sessions on each replica. */
+export async function lbSessions(clusterDir: string): Promise<number[]> {
+  return (await lbBackends(clusterDir)).map((b) => b.sessions);
 }
