@@ -111,6 +111,14 @@ export interface SubresourceDefinition {
   strategy?: ResourceStrategy;
   /** The sub-resource's own kind (its body and answer). */
   kind?: KindDefinition;
+  /**
+   * A sub-resource answered by a handler of its own, not by the parent's store (kube's
+   * rest.Connecter and streaming Getters: pods/log, exec, attach, portforward, proxy; services
+   * and nodes proxy). The apiserver's connecters serve it (registry/connect.ts); `verbs` are the
+   * verbs of the methods it takes. `path`: the route also takes a path after the sub-resource
+   * (`pods/<name>/proxy/<path>`), handed to the connecter as it came.
+   */
+  connect?: { path?: boolean };
 }
 
 /**

@@ -14,6 +14,8 @@ export interface RequestInfo {
    * deletecollection).
    */
   hasEmptySegment: boolean;
+  /** How many segments of the path are empty (`//`, a trailing `/`). */
+  emptySegments: number;
   /** get, list, watch, create, update, patch, delete, deletecollection, or the lowercase HTTP method. */
   verb: string;
   /** 'api' or 'apis' for resource requests. */
@@ -78,6 +80,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     isResourceRequest: false,
     path,
     hasEmptySegment: false,
+    emptySegments: 0,
     verb: method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
@@ -96,6 +99,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   // its segment and can never name an object, nor can `%2e%2e` step out of one).
   let cur = path === '' || path === '/' ? [] : path.slice(1).split('/').map(unescapeSegment);
   const hasEmptySegment = cur.includes('');
+  const emptySegments = cur.filter((c) => c === '').length;
   const prefix = cur[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;
@@ -112,6 +116,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (cur.length === 0 || (cur.length === 1 && cur[0] === '')) return info; // /api/v1, /apis/g/v[/]: discovery
   info.isResourceRequest = true;
   info.hasEmptySegment = hasEmptySegment;
+  info.emptySegments = emptySegments;
 
   // kube's specialVerbs (/watch/…, /proxy/…) set the verb whatever the HTTP method.
   if (SPECIAL_VERBS.has(cur[0]!) && cur.length >= 2) {

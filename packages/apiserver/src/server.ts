@@ -23,6 +23,7 @@ import { withAuthentication, withAuthorization, withMaxInFlight, withRecover, wi
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { withResourceTarget } from './handlers/target.js';
 import { createAuthenticationStorages } from './registry/authentication.js';
+import type { Connecters } from './registry/connect.js';
 import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
@@ -137,8 +138,10 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
+  // One entry per connect sub-resource (registry/connect.ts), each from its group's module.
+  const connecters: Connecters = new Map([]);
   const resourceHandler = withCustomResources(
-    createResourceHandler({ catalog, stores, createOnly, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
+    createResourceHandler({ catalog, stores, createOnly, connecters, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
     { catalog, stores, admission: config.admission },
   );
   const openapi = createOpenAPIHandler(catalog, {

@@ -11,6 +11,7 @@ import type { AdmissionChain } from '@plinth/admission';
 import { contextOf, type Handler } from '../context.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { CreateOnlyStorages } from '../registry/create-only.js';
+import type { Connecters } from '../registry/connect.js';
 import { negotiate } from '../negotiation.js';
 import { addWarning, writeObject } from '../http.js';
 import type { ResourceRequest } from './scope.js';
@@ -38,6 +39,8 @@ export interface ResourceHandlerDeps {
   stores: ReadonlyMap<ResourceDefinition, ResourceStore>;
   /** What answers every resource that is not stored and every sub-resource of its own kind. */
   createOnly: CreateOnlyStorages;
+  /** What answers every connect sub-resource (pods/log, pods/exec, services/proxy, ...). */
+  connecters: Connecters;
   admission: AdmissionChain;
   features: FeatureGates;
   /** kube's --min-request-timeout in seconds (default 1800). */
@@ -49,7 +52,7 @@ function checkServed(deps: ResourceHandlerDeps): void {
   for (const def of deps.catalog.all()) {
     if (isStored(def) ? !deps.stores.has(def) : !deps.createOnly.has(def)) throw new Error(`nothing serves ${def.plural}.${def.group}`);
     for (const sub of def.subresources) {
-      if (sub.kind && !deps.createOnly.has(sub)) throw new Error(`nothing serves ${def.plural}/${sub.name}.${def.group}`);
+      if ((sub.kind && !deps.createOnly.has(sub)) || (sub.connect && !deps.connecters.has(sub))) throw new Error(`nothing serves ${def.plural}/${sub.name}.${def.group}`);
     }
   }
 }
@@ -134,12 +137,31 @@ async function serveCreateOnlyResource(req: IncomingMessage, res: ServerResponse
 }
 
 /**
- * A sub-resource: POST of one with its own kind (serviceaccounts/token), or GET, PUT and PATCH
+ * A sub-resource: a connect sub-resource goes to its connecter (registry/connect.ts); POST of one with its own kind (serviceaccounts/token), or GET, PUT and PATCH
  * (every patch type, server-side apply included) of one with its own update strategy
  * (namespaces/status, namespaces/finalize, customresourcedefinitions/status, custom resources'
  * status), whose writes managedFields record under the sub-resource's name.
  */
 async function serveSubresource(r: ResourceRequest, sub: SubresourceDefinition, deps: ResourceHandlerDeps): Promise<void> {
+  if (sub.connect) {
+    const verb = r.info.verb as Verb;
+    if (!sub.verbs.includes(verb)) throw methodNotSupported(undefined, r.info.verb);
+    await deps.connecters.get(sub)!({
+      req: r.req,
+      res: r.res,
+      query: r.query,
+      catalog: r.catalog,
+      def: r.def,
+      store: r.store,
+      subresource: sub,
+      verb,
+      user: r.scope.user,
+      namespace: r.target.namespace,
+      name: r.target.name,
+      path: r.target.subpath.join('/'),
+    });
+    return;
+  }
   if (sub.kind) {
     if (r.info.verb !== 'create' || !sub.verbs.includes('create')) throw methodNotSupported(undefined, r.info.verb);
     await handleCreateOnly({

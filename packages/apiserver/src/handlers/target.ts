@@ -27,6 +27,8 @@ export interface ResourceTarget {
   readonly namespace: string;
   /** The object's name from the path; '' for a collection. Never a fieldSelector's name. */
   readonly name: string;
+  /** After a connect sub-resource whose route takes a path (`pods/<name>/proxy/<path>`): that path's segments. */
+  readonly subpath: readonly string[];
   /** One of kube's deprecated `/watch/` routes (GET only). */
   readonly legacyWatch: boolean;
   /** The route's metrics scope (`apiserver_request_total{scope}`). */
@@ -39,8 +41,11 @@ export interface ResourceTarget {
  * route that exists answers 405 for a method it lacks, in the handlers.
  */
 export function resolveResourceTarget(catalog: Catalog, info: RequestInfo, method: string): ResourceTarget {
-  // No route has an empty segment, anything after the sub-resource, or a /proxy/ prefix.
-  if (info.hasEmptySegment || info.parts.length > 3 || info.legacyProxy) throw pathNotFound();
+  // No route has a /proxy/ prefix; none has an empty segment or anything after the sub-resource,
+  // except a connect sub-resource that takes a path (pods/<name>/proxy/<path>: checked below).
+  if (info.legacyProxy) throw pathNotFound();
+  const extra = info.parts.length > 3;
+  if (info.hasEmptySegment && !extra) throw pathNotFound();
   const def = catalog.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!def) throw pathNotFound();
   const name = info.pathName;
@@ -58,6 +63,10 @@ export function resolveResourceTarget(catalog: Catalog, info: RequestInfo, metho
     // kube's watch routes never have a sub-resource.
     if (!subresource || info.legacyWatch) throw pathNotFound();
   }
+  if (extra && !subresource?.connect?.path) throw pathNotFound();
+  const subpath = extra ? info.parts.slice(3) : [];
+  // Empty segments may only be the proxied path's own (a trailing slash), never the route's.
+  if (info.emptySegments > subpath.filter((p) => p === '').length) throw pathNotFound();
   if (info.legacyWatch && !def.verbs.includes('watch')) throw pathNotFound();
   // A resource that is not stored has one route: POST to its collection.
   if (!isStored(def) && name !== '') throw pathNotFound();
@@ -67,7 +76,7 @@ export function resolveResourceTarget(catalog: Catalog, info: RequestInfo, metho
     const problems = nameIsPathSegment(value, false).filter((m) => !m.startsWith('must be no more'));
     if (problems.length > 0) throw badRequest(`invalid ${what} ${JSON.stringify(value)}: [${problems.join(', ')}]`);
   }
-  return { def, subresource, namespace: def.namespaced ? info.namespace : '', name, legacyWatch: info.legacyWatch, scope: routeScope(info, method) };
+  return { def, subresource, namespace: def.namespaced ? info.namespace : '', name, subpath, legacyWatch: info.legacyWatch, scope: routeScope(info, method) };
 }
 
 /**
