@@ -24,6 +24,7 @@ import { authzScenario } from './scenarios/authz.js';
 import { crdScenario } from './scenarios/crd.js';
 import { metricsScenario } from './scenarios/metrics.js';
 import { attacksScenario } from './scenarios/attacks.js';
+import { podProfile } from './lib/objects.js';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -95,6 +96,11 @@ async function main(argv: string[]): Promise<number> {
       ['crud', crudScenario],
       ['list', listScenario],
       ['watch', watchScenario],
+      // The same rows for Pods of realistic size (~3.5 KB: two containers, probes, env, volumes),
+      // at smaller counts (a watch event is 7× bigger: 100 watches, not 1,000).
+      ['pods-crud', (c) => crudScenario(c, podProfile, 0.4)],
+      ['pods-list', (c) => listScenario(c, podProfile, 0.5)],
+      ['pods-watch', (c) => watchScenario(c, podProfile, { watchers: 100, writes: 1000 })],
       ['authz', authzScenario],
       ['crd', crdScenario],
       ['metrics', metricsScenario],
@@ -112,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
     await plinth.stop();
     plinth = undefined;
     if (!only || only.includes('memory')) await runScenario('memory', memoryScenario);
+    if (!only || only.includes('pods-memory')) await runScenario('pods-memory', (c) => memoryScenario(c, podProfile, 100_000));
     // Robustness runs last: it leaves ~110 MB of deleted (not compacted) revisions in etcd.
     if (!only || only.includes('robustness')) await runScenario('robustness', robustnessScenario);
     raw.close();

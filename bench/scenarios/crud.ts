@@ -9,41 +9,54 @@ import { phase } from '../lib/context.js';
 import { ensureNamespace } from '../lib/plinth.js';
 import { startFloor, type FloorProcess } from '../lib/floor.js';
 import type { KubeClient } from '../lib/http.js';
-import { serviceAccount, storedServiceAccount, toBytes } from '../lib/objects.js';
+import { serviceAccountProfile, toBytes, type ObjectProfile } from '../lib/objects.js';
 
 interface Meta {
   metadata: { resourceVersion: string };
 }
 
-const saPath = (ns: string): string => `/api/v1/namespaces/${ns}/serviceaccounts`;
-const name = (i: number): string => `sa-${String(i).padStart(6, '0')}`;
+const name = (i: number): string => `obj-${String(i).padStart(6, '0')}`;
 
-export async function crudScenario(ctx: BenchContext): Promise<void> {
-  const N = ctx.size(5000);
-  const W = ctx.size(300);
-  const G = ctx.size(10000);
+/** Marks an object as updated: one annotation, as the update rows have always done. */
+function touch(obj: { metadata: Record<string, unknown> }): void {
+  (obj.metadata['annotations'] as Record<string, string>)['bench.plinth.io/updated'] = 'true';
+}
+
+/**
+ * The rows for one kind: ServiceAccounts (~500 B, the rows the bench has always had) by default;
+ * `sizes` scales the object counts down for bigger objects (pods: ~3.5 KB).
+ */
+export async function crudScenario(ctx: BenchContext, profile: ObjectProfile = serviceAccountProfile, sizes = 1): Promise<void> {
+  const N = ctx.size(Math.round(5000 * sizes));
+  const W = ctx.size(Math.round(300 * sizes));
+  const G = ctx.size(Math.round(10000 * sizes));
   const client = ctx.plinth.client;
+  const tag = profile.resource;
   for (const ns of ['bench-warm', 'bench-c1', 'bench-c32']) await ensureNamespace(client, ns);
   const floors: FloorProcess[] = [];
   try {
     for (const [kind, prefix] of [['floor', '/floor'], ['express', '/floor-express']] as const) {
       floors.push(await startFloor({ kind, etcdEndpoint: ctx.etcd.endpoint, plinth: ctx.plinth, prefix, maxSockets: 64 }));
     }
-    await crud(ctx, floors[0]!, floors[1]!, N, W, G);
+    await crud(ctx, profile, floors[0]!, floors[1]!, N, W, G);
   } finally {
     for (const f of floors) await f.stop();
     // Leave etcd small for whatever runs next.
     await ctx.raw.delete().prefix('/floor/').exec();
     await ctx.raw.delete().prefix('/floor-express/').exec();
+    await ctx.raw.delete().prefix(`/rawbench/${tag}/`).exec();
   }
 }
 
-async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProcess, N: number, W: number, G: number): Promise<void> {
+async function crud(ctx: BenchContext, profile: ObjectProfile, floor: FloorProcess, express: FloorProcess, N: number, W: number, G: number): Promise<void> {
   const client = ctx.plinth.client;
   const kv = ctx.raw.kv;
+  const path = (ns: string): string => `/api/v1/namespaces/${ns}/${profile.resource}`;
+  const raw = `/rawbench/${profile.resource}`;
+  const L = profile.label;
 
   const httpCreate = async (c: KubeClient, ns: string, n: string, serial: number): Promise<string> => {
-    const o = await c.json<Meta>('POST', saPath(ns), toBytes(serviceAccount(ns, n, serial)), 201);
+    const o = await c.json<Meta>('POST', path(ns), toBytes(profile.make(ns, n, serial)), 201);
     return o.metadata.resourceVersion;
   };
   const plinthCreate = (ns: string, n: string, serial: number): Promise<string> => httpCreate(client, ns, n, serial);
@@ -51,7 +64,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
     const k = Buffer.from(key);
     const res = await kv.txn({
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value: toBytes(storedServiceAccount(ns, n, serial)) } }],
+      success: [{ request_put: { key: k, value: toBytes(profile.stored(ns, n, serial)) } }],
       failure: [],
     });
     if (!res.succeeded) throw new Error(`raw create ${key}: exists`);
@@ -80,12 +93,12 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
       warmup: {
         total: W,
         op: async (i) => {
-          const rev = await rawCreate(`/rawbench/warm/c${c}-${name(i)}`, 'bench-warm', name(i), i);
+          const rev = await rawCreate(`${raw}/warm/c${c}-${name(i)}`, 'bench-warm', name(i), i);
           if (last) warmRawRev[i] = rev;
         },
       },
       op: async (i) => {
-        const rev = await rawCreate(`/rawbench/${ns}/${name(i)}`, ns, name(i), i);
+        const rev = await rawCreate(`${raw}/${ns}/${name(i)}`, ns, name(i), i);
         if (last) rawRev[i] = rev;
       },
     });
@@ -129,13 +142,13 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
 
   // Reads of the c=32 objects, round robin.
   const rawGet = (serializable: boolean) => async (i: number): Promise<void> => {
-    const res = await kv.range({ key: Buffer.from(`/rawbench/bench-c32/${name(i % N)}`), serializable });
+    const res = await kv.range({ key: Buffer.from(`${raw}/bench-c32/${name(i % N)}`), serializable });
     const v = res.kvs[0];
     if (!v) throw new Error('raw get: not found');
     JSON.parse(v.value.toString('utf8'));
   };
   const httpGet = (c: KubeClient, query: string) => async (i: number): Promise<void> => {
-    await c.json<Meta>('GET', `${saPath('bench-c32')}/${name(i % N)}${query}`, undefined, 200);
+    await c.json<Meta>('GET', `${path('bench-c32')}/${name(i % N)}${query}`, undefined, 200);
   };
   const plinthGet = (query: string): ((i: number) => Promise<void>) => httpGet(client, query);
   results['get-quorum-raw'] = await phase(ctx, { name: 'get quorum c=32', side: 'raw', total: G, concurrency: 32, warmup: { total: W, op: rawGet(false) }, op: rawGet(false) });
@@ -150,7 +163,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
     op: plinthGet('?resourceVersion=0'),
   });
   // The floors answer every GET with the exact bytes plinth answers for one of these objects.
-  const sample = await client.request('GET', `${saPath('bench-c32')}/${name(0)}?resourceVersion=0`);
+  const sample = await client.request('GET', `${path('bench-c32')}/${name(0)}?resourceVersion=0`);
   if (sample.status !== 200) throw new Error(`GET ${name(0)}: ${sample.status}`);
   for (const s of floorSides) {
     await s.f.setGetBody(sample.body);
@@ -161,8 +174,8 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
   // Updates: each object once, with the resourceVersion its create returned.
   const rawUpdate = (prefix: string, ns: string, revs: number[], prefixName: string) => async (i: number): Promise<void> => {
     const k = Buffer.from(`${prefix}${prefixName}${name(i)}`);
-    const obj = storedServiceAccount(ns, name(i), i);
-    obj.metadata.annotations['bench.plinth.io/updated'] = 'true';
+    const obj = profile.stored(ns, name(i), i);
+    touch(obj);
     const res = await kv.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: revs[i]! }],
       success: [{ request_put: { key: k, value: toBytes(obj) } }],
@@ -171,10 +184,10 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
     if (!res.succeeded) throw new Error(`raw update ${k.toString()}: conflict`);
   };
   const httpUpdate = (c: KubeClient, ns: string, rvs: readonly string[], prefixName: string) => async (i: number): Promise<void> => {
-    const obj = serviceAccount(ns, `${prefixName}${name(i)}`, i);
-    obj.metadata.annotations['bench.plinth.io/updated'] = 'true';
+    const obj = profile.make(ns, `${prefixName}${name(i)}`, i);
+    touch(obj);
     obj.metadata.resourceVersion = rvs[i]!;
-    await c.json<Meta>('PUT', `${saPath(ns)}/${prefixName}${name(i)}`, toBytes(obj), 200);
+    await c.json<Meta>('PUT', `${path(ns)}/${prefixName}${name(i)}`, toBytes(obj), 200);
   };
   const plinthUpdate = (ns: string, rvs: string[], prefixName: string): ((i: number) => Promise<void>) => httpUpdate(client, ns, rvs, prefixName);
   results['update-raw'] = await phase(ctx, {
@@ -182,8 +195,8 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
     side: 'raw',
     total: N,
     concurrency: 32,
-    warmup: { total: W, op: rawUpdate('/rawbench/warm/', 'bench-warm', warmRawRev, 'c32-') },
-    op: rawUpdate('/rawbench/bench-c32/', 'bench-c32', rawRev, ''),
+    warmup: { total: W, op: rawUpdate(`${raw}/warm/`, 'bench-warm', warmRawRev, 'c32-') },
+    op: rawUpdate(`${raw}/bench-c32/`, 'bench-c32', rawRev, ''),
   });
   results['update-plinth'] = await phase(ctx, {
     name: 'update c=32',
@@ -216,7 +229,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
   /** plinth and raw (and the floor when it ran this phase); the ratio is plinth ÷ raw unless `vs` says floor. */
   const pair = (scenario: string, key: string, unit: string, pick: (p: PhaseResult) => number, target: Target, vs?: 'floor'): void => {
     const f = results[`${key}-floor`];
-    ctx.rows.push({ scenario, unit, plinth: pick(r(`${key}-plinth`)), raw: pick(r(`${key}-raw`)), ...(f ? { floor: pick(f) } : {}), ...(vs ? { vs } : {}), target });
+    ctx.rows.push({ scenario: `${L}${scenario}`, unit, plinth: pick(r(`${key}-plinth`)), raw: pick(r(`${key}-raw`)), ...(f ? { floor: pick(f) } : {}), ...(vs ? { vs } : {}), target });
   };
   pair('create c=1 throughput', 'create-c1', 'ops/s', ops, none);
   pair('create c=1 p50', 'create-c1', 'ms', p50, none);
@@ -251,7 +264,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
   ] as const) {
     const f = results[`${key}-floor`];
     ctx.rows.push({
-      scenario: label,
+      scenario: `${L}${label}`,
       unit: 'µs',
       plinth: serverCpuPerOp(r(`${key}-plinth`)),
       raw: rawCpuPerOp(r(`${key}-raw`)),
@@ -267,7 +280,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
     ['update c=32', 'update'],
     ['get rv=0 c=32', 'get-rv0'],
   ] as const) {
-    ctx.rows.push({ scenario: `floor ${label} throughput vs raw`, unit: 'ops/s', plinth: null, floor: ops(r(`${key}-floor`)), raw: ops(r(`${key}-raw`)), of: 'floor', target: none });
+    ctx.rows.push({ scenario: `${L}floor ${label} throughput vs raw`, unit: 'ops/s', plinth: null, floor: ops(r(`${key}-floor`)), raw: ops(r(`${key}-raw`)), of: 'floor', target: none });
   }
   for (const [label, key] of [
     ['create c=32', 'create-c32'],
@@ -276,7 +289,7 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
   ] as const) {
     const e = r(`${key}-express`);
     ctx.rows.push({
-      scenario: `express floor ${label} throughput`,
+      scenario: `${L}express floor ${label} throughput`,
       unit: 'ops/s',
       plinth: ops(e),
       floor: ops(r(`${key}-floor`)),
@@ -286,5 +299,5 @@ async function crud(ctx: BenchContext, floor: FloorProcess, express: FloorProces
       ...(key === 'get-rv0' ? { note: `plinth column: the floor's handler as express 5 routes (${serverCpuPerOp(e).toFixed(0)} µs CPU per get rv=0, floor ${serverCpuPerOp(r('get-rv0-floor')).toFixed(0)} µs); ratio express ÷ floor` } : {}),
     });
   }
-  ctx.details['crud'] = { objects: N, warmup: W, gets: G, phases: results };
+  ctx.details[`crud${L ? `-${profile.resource}` : ''}`] = { objects: N, jsonBytes: toBytes(profile.stored('bench-c32', name(0), 0)).length, warmup: W, gets: G, phases: results };
 }

@@ -8,7 +8,7 @@ import type { BenchContext } from '../lib/context.js';
 import { CpuMeter } from '../lib/proc.js';
 import { Histogram, selfCpuUs, sleep, type LatencySummary } from '../lib/stats.js';
 import { ensureNamespace } from '../lib/plinth.js';
-import { storedServiceAccount, toBytes } from '../lib/objects.js';
+import { serviceAccountProfile, toBytes, type ObjectProfile } from '../lib/objects.js';
 import { bulkPut } from '../lib/etcd.js';
 
 interface ListBody {
@@ -29,20 +29,22 @@ interface ListRun {
 
 const PAGE = 500;
 
-export async function listScenario(ctx: BenchContext): Promise<void> {
-  const N = ctx.size(10000);
+/** The rows for one kind (ServiceAccounts by default); `sizes` scales the count for bigger objects. */
+export async function listScenario(ctx: BenchContext, profile: ObjectProfile = serviceAccountProfile, sizes = 1): Promise<void> {
+  const N = ctx.size(Math.round(10000 * sizes));
   const reps = 5;
-  const ns = 'bench-list';
+  const ns = `bench-list-${profile.resource}`;
   const client = ctx.plinth.client;
   const kv = ctx.raw.kv;
+  const rawPrefix = `/rawbench/list-${profile.resource}/`;
   await ensureNamespace(client, ns);
 
   const entries: Array<[string, Buffer]> = [];
   for (let i = 0; i < N; i++) {
     const n = `ls-${String(i).padStart(6, '0')}`;
-    const value = toBytes(storedServiceAccount(ns, n, i));
-    entries.push([`/registry/serviceaccounts/${ns}/${n}`, value]);
-    entries.push([`/rawbench/list/${n}`, value]);
+    const value = toBytes(profile.stored(ns, n, i));
+    entries.push([`/registry/${profile.resource}/${ns}/${n}`, value]);
+    entries.push([`${rawPrefix}${n}`, value]);
   }
   const t0 = performance.now();
   await bulkPut(ctx.raw, entries);
@@ -51,7 +53,7 @@ export async function listScenario(ctx: BenchContext): Promise<void> {
   // ServiceAccount, if a controller made one: plinth's lists then hold that one more).
   let plinthCount = 0;
   for (let tries = 0; ; tries++) {
-    const l = await client.json<ListBody>('GET', `/api/v1/namespaces/${ns}/serviceaccounts?resourceVersion=0`, undefined, 200);
+    const l = await client.json<ListBody>('GET', `/api/v1/namespaces/${ns}/${profile.resource}?resourceVersion=0`, undefined, 200);
     plinthCount = l.items.length;
     if (plinthCount >= N) break;
     if (tries > 300) throw new Error(`plinth's cache shows ${plinthCount} of ${N} objects`);
@@ -89,7 +91,7 @@ export async function listScenario(ctx: BenchContext): Promise<void> {
     return run;
   };
 
-  const path = `/api/v1/namespaces/${ns}/serviceaccounts`;
+  const path = `/api/v1/namespaces/${ns}/${profile.resource}`;
   const plinthList = (query: string) => async (): Promise<number> => {
     let count = 0;
     let cont = '';
@@ -102,8 +104,8 @@ export async function listScenario(ctx: BenchContext): Promise<void> {
     }
   };
   const rawList = (limit: number) => async (): Promise<number> => {
-    const prefix = Buffer.from('/rawbench/list/');
-    const end = Buffer.from('/rawbench/list0');
+    const prefix = Buffer.from(rawPrefix);
+    const end = Buffer.from(`${rawPrefix.slice(0, -1)}0`);
     let key = prefix;
     let revision = 0;
     let count = 0;
@@ -134,12 +136,12 @@ export async function listScenario(ctx: BenchContext): Promise<void> {
   const label = `${N.toLocaleString('en-US')}`;
   const none = { kind: 'none' } as const;
   ctx.rows.push(
-    { scenario: `list ${label} unpaged`, unit: 'obj/s', plinth: runs['unpaged-plinth']!.objectsPerSec, raw: runs['unpaged-raw']!.objectsPerSec, target: none },
-    { scenario: `list ${label} unpaged p50`, unit: 'ms', plinth: runs['unpaged-plinth']!.latency.p50Ms, raw: runs['unpaged-raw']!.latency.p50Ms, target: none },
-    { scenario: `list ${label} paged (limit ${PAGE})`, unit: 'obj/s', plinth: runs['paged-plinth']!.objectsPerSec, raw: runs['paged-raw']!.objectsPerSec, target: { kind: 'ratioAtLeast', value: 0.8 } },
-    { scenario: `list ${label} paged p50`, unit: 'ms', plinth: runs['paged-plinth']!.latency.p50Ms, raw: runs['paged-raw']!.latency.p50Ms, target: none },
+    { scenario: `${profile.label}list ${label} unpaged`, unit: 'obj/s', plinth: runs['unpaged-plinth']!.objectsPerSec, raw: runs['unpaged-raw']!.objectsPerSec, target: none },
+    { scenario: `${profile.label}list ${label} unpaged p50`, unit: 'ms', plinth: runs['unpaged-plinth']!.latency.p50Ms, raw: runs['unpaged-raw']!.latency.p50Ms, target: none },
+    { scenario: `${profile.label}list ${label} paged (limit ${PAGE})`, unit: 'obj/s', plinth: runs['paged-plinth']!.objectsPerSec, raw: runs['paged-raw']!.objectsPerSec, target: { kind: 'ratioAtLeast', value: 0.8 } },
+    { scenario: `${profile.label}list ${label} paged p50`, unit: 'ms', plinth: runs['paged-plinth']!.latency.p50Ms, raw: runs['paged-raw']!.latency.p50Ms, target: none },
     {
-      scenario: `list ${label} rv=0 (cache)`,
+      scenario: `${profile.label}list ${label} rv=0 (cache)`,
       unit: 'obj/s',
       plinth: runs['rv0-plinth']!.objectsPerSec,
       raw: runs['unpaged-raw']!.objectsPerSec,
@@ -147,5 +149,5 @@ export async function listScenario(ctx: BenchContext): Promise<void> {
       note: 'raw column: the unpaged raw range',
     },
   );
-  ctx.details['list'] = { objects: N, pageSize: PAGE, reps, runs };
+  ctx.details[`list${profile.label ? `-${profile.resource}` : ''}`] = { objects: N, pageSize: PAGE, reps, runs };
 }

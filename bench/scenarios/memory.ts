@@ -11,7 +11,7 @@ import { startPlinth, type PlinthProcess } from '../lib/plinth.js';
 import { procRssBytes } from '../lib/proc.js';
 import { sleep } from '../lib/stats.js';
 import { bulkPut } from '../lib/etcd.js';
-import { storedServiceAccount, toBytes } from '../lib/objects.js';
+import { serviceAccountProfile, toBytes, type ObjectProfile } from '../lib/objects.js';
 
 interface Settled {
   startupMs: number;
@@ -45,11 +45,13 @@ async function settledRss(p: PlinthProcess, settleMs: number): Promise<Settled> 
   return { startupMs: p.startupMs, rssSamples: samples, rss: sorted[Math.floor(sorted.length / 2)]!, node: await nodeMemory(p) };
 }
 
-export async function memoryScenario(ctx: BenchContext): Promise<void> {
-  const N = ctx.size(200_000);
+/** The rows for one kind: 200,000 ServiceAccounts by default (pods: 100,000). */
+export async function memoryScenario(ctx: BenchContext, profile: ObjectProfile = serviceAccountProfile, count = 200_000): Promise<void> {
+  const N = ctx.size(count);
   const settleMs = ctx.quick ? 3000 : 5000;
   const emptyPrefix = '/bench-mem-empty';
   const fullPrefix = '/bench-mem-full';
+  const L = profile.label;
 
   const empty = await startPlinth({ etcdEndpoint: ctx.etcd.endpoint, prefix: emptyPrefix, maxSockets: 4 });
   let base: Settled;
@@ -64,9 +66,9 @@ export async function memoryScenario(ctx: BenchContext): Promise<void> {
   for (let i = 0; i < N; i++) {
     const ns = `mem-${i % 10}`;
     const n = `mem-${String(i).padStart(6, '0')}`;
-    const v = toBytes(storedServiceAccount(ns, n, i));
+    const v = toBytes(profile.stored(ns, n, i));
     jsonBytes += v.length;
-    entries.push([`${fullPrefix}/serviceaccounts/${ns}/${n}`, v]);
+    entries.push([`${fullPrefix}/${profile.resource}/${ns}/${n}`, v]);
   }
   const t0 = performance.now();
   await bulkPut(ctx.raw, entries);
@@ -83,13 +85,13 @@ export async function memoryScenario(ctx: BenchContext): Promise<void> {
     // reports how many remain.
     const l = await full.client.json<{ items: unknown[]; metadata: { remainingItemCount?: number } }>(
       'GET',
-      '/api/v1/serviceaccounts?resourceVersion=0&limit=1',
+      `/api/v1/${profile.resource}?resourceVersion=0&limit=1`,
       undefined,
       200,
     );
     cached = l.items.length + (l.metadata.remainingItemCount ?? 0);
     if (l.metadata.remainingItemCount === undefined) {
-      const all = await full.client.json<{ items: unknown[] }>('GET', '/api/v1/serviceaccounts?resourceVersion=0', undefined, 200);
+      const all = await full.client.json<{ items: unknown[] }>('GET', `/api/v1/${profile.resource}?resourceVersion=0`, undefined, 200);
       cached = all.items.length;
     }
   } finally {
@@ -111,7 +113,7 @@ export async function memoryScenario(ctx: BenchContext): Promise<void> {
   const memoryMet = perObject <= 2 * avgJson;
   ctx.rows.push(
     {
-      scenario: `cache memory per object (${label})`,
+      scenario: `${L}cache memory per object (${label})`,
       unit: 'B',
       plinth: perObject,
       raw: avgJson,
@@ -119,7 +121,7 @@ export async function memoryScenario(ctx: BenchContext): Promise<void> {
       note: 'plinth: (RSS with the objects − RSS empty) / count; raw column: average JSON bytes of one object',
     },
     {
-      scenario: `plinth start-up with ${label} objects`,
+      scenario: `${L}plinth start-up with ${label} objects`,
       unit: 'ms',
       plinth: loaded.startupMs,
       raw: base.startupMs,
@@ -128,5 +130,5 @@ export async function memoryScenario(ctx: BenchContext): Promise<void> {
       note: `raw column: start-up of plinth on an empty store; met needs ready ≤ 10 s and the cache ≤ 2× JSON (${(perObject / avgJson).toFixed(2)}×)`,
     },
   );
-  ctx.details['memory'] = { objects: N, avgJsonBytes: avgJson, loadMs, settleMs, empty: base, loaded, cachedObjectsSeen: cached, bytesPerObject: perObject };
+  ctx.details[`memory${L ? `-${profile.resource}` : ''}`] = { objects: N, avgJsonBytes: avgJson, loadMs, settleMs, empty: base, loaded, cachedObjectsSeen: cached, bytesPerObject: perObject };
 }

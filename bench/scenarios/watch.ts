@@ -12,7 +12,7 @@ import { CpuMeter, RssSampler, procRssBytes } from '../lib/proc.js';
 import { Histogram, paced, selfCpuUs, sleep, type LatencySummary } from '../lib/stats.js';
 import { ensureNamespace } from '../lib/plinth.js';
 import { etcdWatcherTotal, rawClient } from '../lib/etcd.js';
-import { serviceAccount, storedServiceAccount, toBytes } from '../lib/objects.js';
+import { serviceAccountProfile, toBytes, type ObjectProfile } from '../lib/objects.js';
 
 interface FanoutRun {
   watchers: number;
@@ -126,15 +126,17 @@ function lineScanner(onWrite: (i: number) => void): (chunk: Buffer) => void {
   };
 }
 
-export async function watchScenario(ctx: BenchContext): Promise<void> {
-  const WATCHERS = ctx.size(1000);
-  const WRITES = ctx.size(1000);
+/** The rows for one kind (ServiceAccounts by default, 1,000 watches × 1,000 writes). */
+export async function watchScenario(ctx: BenchContext, profile: ObjectProfile = serviceAccountProfile, size = { watchers: 1000, writes: 1000 }): Promise<void> {
+  const WATCHERS = ctx.size(size.watchers);
+  const WRITES = ctx.size(size.writes);
   const RATE = 200;
   const settleMs = 30_000;
-  const ns = 'bench-watch';
+  const ns = `bench-watch${profile.label ? `-${profile.resource}` : ''}`;
+  const L = profile.label;
   const client = ctx.plinth.client;
   await ensureNamespace(client, ns);
-  const path = `/api/v1/namespaces/${ns}/serviceaccounts`;
+  const path = `/api/v1/namespaces/${ns}/${profile.resource}`;
 
   // --- plinth ---
   const p = new Receipts(WATCHERS, WRITES);
@@ -163,7 +165,7 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
   t0 = performance.now();
   const pw = await paced(WRITES, RATE, async (i) => {
     p.sent[i] = performance.now();
-    await client.json('POST', path, toBytes(serviceAccount(ns, `fan-${i}`, i)), 201);
+    await client.json('POST', path, toBytes(profile.make(ns, `fan-${i}`, i)), 201);
     p.acked[i] = performance.now();
   });
   await p.allDelivered(settleMs);
@@ -202,7 +204,7 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
 
   // --- raw etcd: the same number of watches (on their own client) and writes ---
   const r = new Receipts(WATCHERS, WRITES);
-  const prefix = '/rawbench/watch/';
+  const prefix = `/rawbench/watch-${profile.resource}/`;
   const watchClient = rawClient(ctx.etcd.endpoint);
   const rawBaseline = await etcdWatcherTotal(ctx.etcd.endpoint);
   t0 = performance.now();
@@ -226,7 +228,7 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
     r.sent[i] = performance.now();
     const res = await kv.txn({
       compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-      success: [{ request_put: { key: k, value: toBytes(storedServiceAccount(ns, `fan-${i}`, i)) } }],
+      success: [{ request_put: { key: k, value: toBytes(profile.stored(ns, `fan-${i}`, i)) } }],
       failure: [],
     });
     if (!res.succeeded) throw new Error('raw watch write: exists');
@@ -263,32 +265,32 @@ export async function watchScenario(ctx: BenchContext): Promise<void> {
   const n = `${WATCHERS.toLocaleString('en-US')}×${WRITES.toLocaleString('en-US')}`;
   ctx.rows.push(
     {
-      scenario: `watch ${n} events delivered`,
+      scenario: `${L}watch ${n} events delivered`,
       unit: '',
       plinth: p.delivered,
       raw: r.delivered,
       target: { kind: 'plinthEquals', value: WATCHERS * WRITES, text: 'all' },
     },
-    { scenario: `watch delivery p50 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p50Ms, raw: rs.fromAck.p50Ms, target: { kind: 'none' } },
-    { scenario: `watch delivery p99 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p99Ms, raw: rs.fromAck.p99Ms, target: { kind: 'plinthAtMost', value: 100, unit: 'ms' } },
+    { scenario: `${L}watch delivery p50 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p50Ms, raw: rs.fromAck.p50Ms, target: { kind: 'none' } },
+    { scenario: `${L}watch delivery p99 (${RATE} writes/s)`, unit: 'ms', plinth: ps.fromAck.p99Ms, raw: rs.fromAck.p99Ms, target: { kind: 'plinthAtMost', value: 100, unit: 'ms' } },
     {
-      scenario: 'watch delivery p99 from write start',
+      scenario: `${L}watch delivery p99 from write start`,
       unit: 'ms',
       plinth: ps.fromSend.p99Ms,
       raw: rs.fromSend.p99Ms,
       target: { kind: 'none' },
       note: 'includes the time the write itself waited: an overloaded server acknowledges late, which hides delay from the ack-based figure',
     },
-    { scenario: `watch writes achieved (offered ${RATE}/s)`, unit: '/s', plinth: plinthRun.achievedWriteRate, raw: rawRun.achievedWriteRate, target: { kind: 'none' } },
+    { scenario: `${L}watch writes achieved (offered ${RATE}/s)`, unit: '/s', plinth: plinthRun.achievedWriteRate, raw: rawRun.achievedWriteRate, target: { kind: 'none' } },
     {
-      scenario: `watch etcd watchers added by ${WATCHERS} watches`,
+      scenario: `${L}watch etcd watchers added by ${WATCHERS} watches`,
       unit: '',
       plinth: plinthAdded,
       raw: rawAdded,
       target: { kind: 'plinthEquals', value: 0, text: '0 (one per resource)' },
       note: `plinth holds ${plinthFeeds} etcd watches in all (its watch-cache feeds + compaction key), opened at start-up`,
     },
-    { scenario: `watch plinth RSS peak (${WATCHERS} watches)`, unit: 'MiB', plinth: peak / 2 ** 20, raw: null, target: { kind: 'none' } },
+    { scenario: `${L}watch plinth RSS peak (${WATCHERS} watches)`, unit: 'MiB', plinth: peak / 2 ** 20, raw: null, target: { kind: 'none' } },
   );
-  ctx.details['watch'] = { plinth: { ...plinthRun, p99BySecondMs: p99BySecond }, raw: rawRun, plinthEtcdWatchesTotal: plinthFeeds };
+  ctx.details[`watch${L ? `-${profile.resource}` : ''}`] = { plinth: { ...plinthRun, p99BySecondMs: p99BySecond }, raw: rawRun, plinthEtcdWatchesTotal: plinthFeeds };
 }
