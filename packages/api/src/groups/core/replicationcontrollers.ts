@@ -106,7 +106,7 @@ export const replicationcontrollers = defineResource({
   shortNames: ['rc'],
   categories: ['all'],
   namespaced: true,
-  description: 'A ReplicationController asks for a number of copies of a pod template (nothing runs them in plinth: no controller manager).',
+  description: 'A ReplicationController asks for a number of copies of a pod template.',
   strategy: rcStrategy,
   subresources: [scaleSubresource({ plural: 'replicationcontrollers', selector: selectorString }), { name: 'status', verbs: ['get', 'patch', 'update'], strategy: rcStatusStrategy }],
   table: rcTable,
