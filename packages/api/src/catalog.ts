@@ -118,16 +118,54 @@ export interface SubresourceDefinition {
    * verbs of the methods it takes. `path`: the route also takes a path after the sub-resource
    * (`pods/<name>/proxy/<path>`), handed to the connecter as it came.
    */
-  connect?: { path?: boolean };
+  connect?: {
+    path?: boolean;
+    /** The kind discovery names (kube's connect options kind: NodeProxyOptions); default the parent's. */
+    kind?: string;
+  };
+  /**
+   * The scale sub-resource (kube's ScaleREST): an autoscaling/v1 Scale read from and written to
+   * the parent's replicas (the apiserver's registry/scale.ts serves it through the parent's store
+   * and strategy). `kind` is then the Scale kind, for discovery and decoding.
+   */
+  scale?: ScaleDescription;
+}
+
+/**
+ * Where a scalable resource keeps what its Scale shows (kube's scaleFrom<Kind> and the write back
+ * of scaleUpdatedObjectInfo): one declaration per resource (ReplicationControllers, Deployments,
+ * custom resources with a scale sub-resource).
+ */
+export interface ScaleDescription {
+  /** The field path of the desired replicas in the parent (`spec.replicas`): written, and tracked in managedFields. */
+  specReplicasPath: readonly string[];
+  /** The desired replicas; undefined when the object has none (only custom resources may lack them). */
+  specReplicas(obj: StoredObject): number | undefined;
+  /** The observed replicas (0 when absent). */
+  statusReplicas(obj: StoredObject): number;
+  /** The label selector in its string form ('' or undefined: none). */
+  selector(obj: StoredObject): string | undefined;
+  /**
+   * Validation of the Scale written, as the built-in ScaleRESTs run kube's ValidateScale (a 422
+   * on kind Scale.autoscaling); custom resources have none (their own validation sees the value).
+   */
+  validateScale?(scale: StoredObject): FieldError[];
+  /**
+   * The group/resource of a GET of a missing object (kube's built-in ScaleRESTs answer
+   * `replicationcontrollers/scale.autoscaling "x" not found`); absent: the parent's NotFound.
+   */
+  notFoundResource?: GroupResource;
 }
 
 /**
  * Where a resource's objects live. `etcd`: the generic store, with a watch cache, namespace
  * cleanup and controllers. `none`: nothing is kept — a create computes an answer from the body
  * and returns it (kube's review resources: TokenReview, SelfSubjectReview). Such a resource
- * serves only `create`; it has no list kind, no watch and no storage version.
+ * serves only `create`; it has no list kind, no watch and no storage version. `computed`: nothing
+ * is kept either, but objects are read — get and list compute them on each request (kube's
+ * componentstatuses); no watch, no write, no storage version.
  */
-export type ResourceStorage = 'etcd' | 'none';
+export type ResourceStorage = 'etcd' | 'none' | 'computed';
 
 /**
  * How the objects of a served version that is not the storage version become stored objects and

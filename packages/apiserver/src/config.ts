@@ -53,6 +53,8 @@ export interface ServerConfig {
   dataDir: string;
   log: Logger;
   storage: EtcdStore;
+  /** The etcd servers plinth talks to and its client TLS (what componentstatuses probe). */
+  etcdClient: { endpoints: string[]; tls?: { ca: Buffer; cert?: Buffer; key?: Buffer } };
   watchCaches: WatchCaches | undefined;
   catalog: Catalog;
   keys: KeyFunctions;
@@ -189,6 +191,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
   }
   const etcdObserver = etcdRequestObserver(metrics, opts.etcdPrefix);
   const storage = new EtcdStore({ endpoints, ...tls, ...(metrics.recording ? { observer: etcdObserver } : {}) });
+  const etcdClient = { endpoints, ...tls };
   let stopObjectCounts: (() => void) | undefined;
   let watchCaches: WatchCaches | undefined;
   let compactor: Compactor | undefined;
@@ -444,6 +447,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       tokenIssuer,
       adminToken,
       tls,
+      etcdClient,
       healthChecks,
       readyzChecks,
       nonResourceRoutes: openIDMetadataRoutes(tokenIssuer, sa.issuers[0]!, opts.bindAddress, log),

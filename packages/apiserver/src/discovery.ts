@@ -55,7 +55,7 @@ function resourceEntries(def: ResourceDefinition, served: ReadonlySet<Verb>): AP
     namespaced: def.namespaced,
     // A sub-resource of its own kind names its group and version (kube's GroupVersionKindProvider).
     ...(sub.kind ? { group: sub.kind.group, version: sub.kind.version } : {}),
-    kind: sub.kind?.kind ?? def.kind,
+    kind: sub.kind?.kind ?? sub.connect?.kind ?? def.kind,
     verbs: sub.verbs.filter((v) => served.has(v)),
   }));
   return [main, ...subs];

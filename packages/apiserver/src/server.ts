@@ -24,6 +24,8 @@ import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { withResourceTarget } from './handlers/target.js';
 import { createAuthenticationStorages } from './registry/authentication.js';
 import type { Connecters } from './registry/connect.js';
+import { createCoreComputedStorages } from './registry/componentstatus.js';
+import { createNodeConnecters } from './registry/node-proxy.js';
 import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
@@ -139,10 +141,11 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
   // One entry per connect sub-resource (registry/connect.ts), each from its group's module.
-  const connecters: Connecters = new Map([]);
+  const connecters: Connecters = new Map([...createNodeConnecters(catalog)]);
+  const computed = createCoreComputedStorages(catalog, config.etcdClient);
   const resourceHandler = withCustomResources(
-    createResourceHandler({ catalog, stores, createOnly, connecters, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
-    { catalog, stores, admission: config.admission },
+    createResourceHandler({ catalog, stores, createOnly, connecters, computed, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
+    { catalog, stores },
   );
   const openapi = createOpenAPIHandler(catalog, {
     verbs: SERVED_VERBS,

@@ -39,3 +39,4 @@ export * from './admissionregistration/index.js';
 export * from './apiextensions/index.js';
 export * from './coordination/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
+export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';

@@ -9,7 +9,7 @@ import {
   compareKubeAwareVersions,
   compileVersionSchema,
   customResourceTable,
-  defineKind,
+  scaleKind,
   fieldErr,
   isJsonInteger,
   isPlainObject,
@@ -18,7 +18,7 @@ import {
   s,
   type CompiledVersionSchema,
   type FieldError,
-  type KindDefinition,
+  type ScaleDescription,
   type ResourceDefinition,
   type ResourceStrategy,
   type Schema,
@@ -52,14 +52,8 @@ export function customResourceInfo(def: ResourceDefinition): CustomResourceInfo 
   return infos.get(def);
 }
 
-/** autoscaling/v1 Scale, the kind of every custom resource's `scale` sub-resource. */
-export const scaleKind: KindDefinition = defineKind({
-  group: 'autoscaling',
-  version: 'v1',
-  kind: 'Scale',
-  description: 'A Scale reads or sets the number of replicas of a scalable resource.',
-  strategy: { validate: () => [] },
-});
+/** autoscaling/v1 Scale, the kind of every `scale` sub-resource (custom resources' too). */
+export { scaleKind };
 
 /** The value at a `.a.b` path of the scale sub-resource (kube reads them with NestedInt64/NestedString). */
 export function valueAtPath(obj: unknown, path: string): { found: boolean; value: unknown } {
@@ -69,6 +63,30 @@ export function valueAtPath(obj: unknown, path: string): { found: boolean; value
     cur = (cur as Record<string, unknown>)[k];
   }
   return { found: true, value: cur };
+}
+
+const pathKeys = (p: string): string[] => p.replace(/^\./, '').split('.');
+
+/**
+ * kube's scaleFromCustomResource as a ScaleDescription: replicas and selector at the paths the
+ * CRD names (an integer, else absent; the selector a string). No ValidateScale: the custom
+ * resource's own validation sees the replicas written.
+ */
+function customResourceScale(scale: CRDScale): ScaleDescription {
+  const int = (path: string, obj: StoredObject): number | undefined => {
+    const v = valueAtPath(obj, path).value;
+    return typeof v === 'number' ? v : undefined;
+  };
+  return {
+    specReplicasPath: pathKeys(scale.specReplicasPath),
+    specReplicas: (obj) => int(scale.specReplicasPath, obj),
+    statusReplicas: (obj) => int(scale.statusReplicasPath, obj) ?? 0,
+    selector: (obj) => {
+      if (!scale.labelSelectorPath) return undefined;
+      const sel = valueAtPath(obj, scale.labelSelectorPath).value;
+      return typeof sel === 'string' ? sel : undefined;
+    },
+  };
 }
 
 /** kube's ValidateScaleSpec / ValidateScaleStatus over the object. */
@@ -290,7 +308,7 @@ export function buildCustomResourceDefinitions(
     const { main, status } = strategiesFor(effective, v);
     const subresources: SubresourceDefinition[] = [];
     if (status) subresources.push({ name: 'status', verbs: ['get', 'patch', 'update'], strategy: status });
-    if (v.subresources?.scale) subresources.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: scaleKind });
+    if (v.subresources?.scale) subresources.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: scaleKind, scale: customResourceScale(v.subresources.scale) });
     const def: ResourceDefinition = {
       group,
       version: v.name,

@@ -12,6 +12,9 @@ import { contextOf, type Handler } from '../context.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { CreateOnlyStorages } from '../registry/create-only.js';
 import type { Connecters } from '../registry/connect.js';
+import type { ComputedStorages } from '../registry/computed.js';
+import { serveComputed } from './computed.js';
+import { serveScale } from './scale.js';
 import { negotiate } from '../negotiation.js';
 import { addWarning, writeObject } from '../http.js';
 import type { ResourceRequest } from './scope.js';
@@ -41,6 +44,8 @@ export interface ResourceHandlerDeps {
   createOnly: CreateOnlyStorages;
   /** What answers every connect sub-resource (pods/log, pods/exec, services/proxy, ...). */
   connecters: Connecters;
+  /** What answers every computed resource (componentstatuses); none when absent. */
+  computed?: ComputedStorages;
   admission: AdmissionChain;
   features: FeatureGates;
   /** kube's --min-request-timeout in seconds (default 1800). */
@@ -50,9 +55,10 @@ export interface ResourceHandlerDeps {
 /** Every catalog entry has what serves it; a gap is a start-up error, not a 500 later. */
 function checkServed(deps: ResourceHandlerDeps): void {
   for (const def of deps.catalog.all()) {
-    if (isStored(def) ? !deps.stores.has(def) : !deps.createOnly.has(def)) throw new Error(`nothing serves ${def.plural}.${def.group}`);
+    const served = isStored(def) ? deps.stores.has(def) : def.storage === 'computed' ? !!deps.computed?.has(def) : deps.createOnly.has(def);
+    if (!served) throw new Error(`nothing serves ${def.plural}.${def.group}`);
     for (const sub of def.subresources) {
-      if ((sub.kind && !deps.createOnly.has(sub)) || (sub.connect && !deps.connecters.has(sub))) throw new Error(`nothing serves ${def.plural}/${sub.name}.${def.group}`);
+      if ((sub.kind && !sub.scale && !deps.createOnly.has(sub)) || (sub.connect && !deps.connecters.has(sub))) throw new Error(`nothing serves ${def.plural}/${sub.name}.${def.group}`);
     }
   }
 }
@@ -63,6 +69,8 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
     const { info, query, user } = contextOf(req);
     const target = targetOf(req);
     const { def } = target;
+    const computed = deps.computed?.get(def);
+    if (computed) return serveComputed({ req, res, query, verb: info.verb, target, storage: computed, user: user! });
     if (!isStored(def)) return serveCreateOnlyResource(req, res, target, deps, user!);
     // A custom resource's store comes and goes with its definition: between the two, 404.
     const store = deps.stores.get(def);
@@ -162,6 +170,7 @@ async function serveSubresource(r: ResourceRequest, sub: SubresourceDefinition, 
     });
     return;
   }
+  if (sub.scale) return serveScale(r, sub.scale, deps.admission);
   if (sub.kind) {
     if (r.info.verb !== 'create' || !sub.verbs.includes('create')) throw methodNotSupported(undefined, r.info.verb);
     await handleCreateOnly({

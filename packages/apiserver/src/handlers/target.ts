@@ -68,8 +68,9 @@ export function resolveResourceTarget(catalog: Catalog, info: RequestInfo, metho
   // Empty segments may only be the proxied path's own (a trailing slash), never the route's.
   if (info.emptySegments > subpath.filter((p) => p === '').length) throw pathNotFound();
   if (info.legacyWatch && !def.verbs.includes('watch')) throw pathNotFound();
-  // A resource that is not stored has one route: POST to its collection.
-  if (!isStored(def) && name !== '') throw pathNotFound();
+  // A resource that is not stored has one route: POST to its collection (a computed one: GET of
+  // the collection and of its objects).
+  if (!isStored(def) && def.storage !== 'computed' && name !== '') throw pathNotFound();
   // Unescaped path segments must still be single segments (kube's ValidatePathSegmentName).
   for (const [what, value] of [['resource name', name], ['namespace', info.namespace]] as const) {
     if (!value) continue;

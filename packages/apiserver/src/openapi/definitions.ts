@@ -5,7 +5,7 @@
  * their CRD's schemas, as kube's CRD OpenAPI builder writes them. Refs are written in Swagger 2.0
  * form (`#/definitions/<name>`); v3.ts rewrites them.
  */
-import { isStored, OBJECT_META, META_V1_PREFIX, setMember, type Catalog, type KindDefinition, type ResourceDefinition, type Schema } from '@plinth/api';
+import { OBJECT_META, META_V1_PREFIX, setMember, type Catalog, type KindDefinition, type ResourceDefinition, type Schema } from '@plinth/api';
 import { kubeDefinition, refsIn, V2_REF_PREFIX } from './kube-definitions.js';
 import { kindName, listKindName, type JSONObject, type JSONValue } from './names.js';
 
@@ -161,8 +161,9 @@ export function buildDefinitions(catalog: Catalog, opts: { v2: boolean }): Map<s
   const gvs: Array<{ group: string; version: string }> = [];
   for (const def of catalog.all()) {
     if (!gvs.some((g) => g.group === def.group && g.version === def.version)) gvs.push({ group: def.group, version: def.version });
-    // What is not stored is never listed: kube has no TokenReviewList.
-    if (!isStored(def)) continue;
+    // What is not stored is never listed (kube has no TokenReviewList), except what is computed
+    // on read (ComponentStatusList).
+    if (!def.listKind) continue;
     if (def.unstructured) defs.set(listKindName(def), customListDefinition(def));
     else {
       builtin.push(listKindName(def));
