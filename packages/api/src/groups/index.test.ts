@@ -19,11 +19,13 @@ describe('builtinResources', () => {
     const all = builtinResources();
     assert.deepEqual(all.map((d) => d.plural), [
       'configmaps',
+      'endpoints',
       'namespaces',
       'serviceaccounts',
       'secrets',
       'events',
       'podtemplates',
+      'services',
       'events',
       'events',
       'selfsubjectreviews',
@@ -50,7 +52,7 @@ describe('builtinResources', () => {
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'podtemplates', 'roles', 'rolebindings', 'leases']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'serviceaccounts', 'secrets', 'events', 'podtemplates', 'services', 'roles', 'rolebindings', 'leases']);
   });
 
   it("takes every kind's schema from the schema source, with its list kind", () => {

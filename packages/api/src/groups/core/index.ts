@@ -4,16 +4,18 @@
  */
 import { defineGroup } from '../define.js';
 import { configmaps } from './configmaps.js';
+import { endpoints } from './endpoints.js';
 import { events } from './events.js';
 import { namespaces } from './namespaces.js';
 import { podtemplates } from './podtemplates.js';
 import { secrets } from './secrets.js';
 import { serviceaccounts } from './serviceaccounts.js';
+import { services } from './services.js';
 
 export const coreGroup = defineGroup({
   group: '',
   versions: [{ version: 'v1' }],
-  resources: [configmaps, namespaces, serviceaccounts, secrets, events, podtemplates],
+  resources: [configmaps, endpoints, namespaces, serviceaccounts, secrets, events, podtemplates, services],
 });
 
 export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
@@ -22,3 +24,5 @@ export { FINALIZER_KUBERNETES, LABEL_METADATA_NAME, namespaces, namespaceFinaliz
 export { MAX_SECRET_SIZE, goJSONMapError, isConfigMapKey, secrets } from './secrets.js';
 export { serviceaccounts } from './serviceaccounts.js';
 export { podtemplates } from './podtemplates.js';
+export { endpoints, endpointsStrategy, formatEndpoints } from './endpoints.js';
+export { services, serviceStrategy, serviceStatusStrategy, serviceExternalIP, servicePortString } from './services.js';
