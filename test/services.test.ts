@@ -321,19 +321,25 @@ describe('services', () => {
   });
 
   it('never give one IP to two Services created at once on two replicas, and keep allocations across a restart', async () => {
-    const second = await startInProcess({ etcd: env.etcd });
+    const endpointIPs = async (): Promise<string[]> =>
+      ((await env.plinth.client.get(`/api/v1/namespaces/${NS}/endpoints/kubernetes`)).body.subsets?.[0]?.addresses ?? []).map((a: { ip: string }) => a.ip);
+    const [own] = await endpointIPs();
+    const second = await startInProcess({ etcd: env.etcd, args: ['--advertise-address=198.51.100.7'] });
     let taken: string[];
     try {
+      // Each replica's address is in the kubernetes Endpoints (kube's lease reconciler).
+      await eventually(async () => (await endpointIPs()).includes('198.51.100.7'), 15_000, 'the second replica listed');
+      assert.deepEqual((await endpointIPs()).sort(), [own!, '198.51.100.7'].sort());
       const clients = [env.plinth.client, second.client];
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => clients[i % 2]!.post(SVC, service(`race-${i}`))));
       for (const r of results) expectCode(r, 201, JSON.stringify(r.body));
       taken = results.map((r) => r.body.spec.clusterIP as string);
       assert.equal(new Set(taken).size, taken.length, `distinct IPs: ${taken.join(' ')}`);
-      // Both replicas are in the kubernetes Endpoints.
-      await eventually(async () => (await env.plinth.client.get(`/api/v1/namespaces/${NS}/endpoints/kubernetes`)).body.subsets?.[0]?.ports?.length === 1, 5000, 'endpoints');
     } finally {
       await second.stop();
     }
+    // A clean shutdown takes the replica's address out at once.
+    assert.deepEqual(await endpointIPs(), [own!]);
     // A replica started afresh on the same etcd sees every allocation.
     const third = await startInProcess({ etcd: env.etcd });
     try {
