@@ -10,6 +10,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { KubeConfig, CoreV1Api } from '@kubernetes/client-node';
 import { decodeProtobuf } from '@plinth/apiserver';
 import { eventually, kubectlPath, startInProcess, usePlinth } from './harness.js';
@@ -255,6 +258,64 @@ describe('services', () => {
     // Deleting the Service deletes its Endpoints (kube's afterDelete).
     await remove('px');
     await eventually(async () => (await env.plinth.client.get(`/api/v1/namespaces/${NS}/endpoints/px`)).status === 404, 5000, 'the endpoints deleted');
+  });
+
+  it('proxy to a pod endpoint without the client\'s credentials, never following redirects (once pods are served)', async (t) => {
+    const discovery = await env.plinth.client.get('/api/v1');
+    if (!(discovery.body.resources as Array<{ name: string }>).some((r) => r.name === 'pods/status')) return t.skip('pods are not served yet');
+    const hostIP = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    if (!hostIP) return t.skip('no non-loopback address to run a backend on');
+    const seen: Array<{ url: string; auth: string | undefined; fwd: string | undefined }> = [];
+    const backend = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', auth: req.headers.authorization, fwd: req.headers['x-forwarded-uri'] as string | undefined });
+      if (req.url === '/go') {
+        res.writeHead(302, { location: '/landing' });
+        res.end();
+        return;
+      }
+      if (req.url === '/away') {
+        res.writeHead(302, { location: 'https://elsewhere.example.com/' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`hello ${req.method} ${req.url}`);
+    });
+    await new Promise<void>((r) => backend.listen(0, hostIP, () => r()));
+    try {
+      const port = (backend.address() as AddressInfo).port;
+      const pod = await env.plinth.client.post(`/api/v1/namespaces/${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'backend' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+      expectCode(pod, 201, JSON.stringify(pod.body));
+      const withIP = { ...pod.body, status: { ...pod.body.status, podIP: hostIP, podIPs: [{ ip: hostIP }] } };
+      expectCode(await env.plinth.client.put(`/api/v1/namespaces/${NS}/pods/backend/status`, withIP), 200);
+      await create(service('px2', { ports: [{ name: 'http', port: 80, targetPort: port }] }));
+      const ep = await env.plinth.client.post(`/api/v1/namespaces/${NS}/endpoints`, {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'px2' },
+        subsets: [{ addresses: [{ ip: hostIP, targetRef: { kind: 'Pod', namespace: NS, name: 'backend' } }], ports: [{ name: 'http', port }] }],
+      });
+      expectCode(ep, 201);
+      const base = `${SVC}/px2:80/proxy`;
+      const ok = await env.plinth.client.get(`${base}/a/b?x=1`);
+      expectCode(ok, 200);
+      assert.equal(ok.raw.toString(), 'hello GET /a/b?x=1');
+      assert.equal(seen.at(-1)!.auth, undefined, 'the client\'s token never reaches the backend');
+      assert.equal(seen.at(-1)!.fwd, `${base}/a/b`);
+      const escape = await env.plinth.client.get(`${base}/a/%2e%2e/%2e%2e/b`);
+      assert.equal(escape.raw.toString(), 'hello GET /b', '.. stays inside the backend root');
+      const redirect = await env.plinth.client.get(`${base}/go`);
+      expectCode(redirect, 302);
+      assert.equal(redirect.headers['location'], `${base}/landing`, "the backend's own redirect stays under the proxy");
+      const away = await env.plinth.client.get(`${base}/away`);
+      expectCode(away, 302);
+      assert.equal(seen.filter((s) => s.url === '/').length, 0, 'a redirect elsewhere is not followed');
+      const bare = await env.plinth.client.get(base);
+      expectCode(bare, 301);
+      assert.equal(bare.headers['location'], `${base}/`);
+    } finally {
+      backend.close();
+    }
   });
 
   it('include the kubernetes Service (first IP, 443 → the secure port) and Endpoints listing this replica; cluster-info names it', async () => {

@@ -139,8 +139,8 @@ function backendPath(subpath: string, requestPath: string): string {
 
 const escapePath = (p: string): string => p.split('/').map((seg) => encodeURIComponent(seg).replace(/%40/g, '@').replace(/%3A/gi, ':')).join('/');
 
-/** kube's Transport.rewriteURL for a Location header of the backend. */
-function rewriteLocation(value: string, backendHost: string, requestHost: string | undefined, pathPrepend: string): string {
+/** kube's Transport.rewriteURL for a Location header of the backend: its own host goes under the proxy path. */
+export function rewriteLocation(value: string, backendHost: string, requestHost: string | undefined, pathPrepend: string): string {
   let u: URL;
   const absolute = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(value) || value.startsWith('//');
   try {
@@ -148,7 +148,8 @@ function rewriteLocation(value: string, backendHost: string, requestHost: string
   } catch {
     throw new StatusError({ code: 500, reason: 'InternalError', message: `Internal error occurred: error trying to parse Location header: ${value}` });
   }
-  const host = absolute ? u.host : '';
+  // Go keeps the port as written (URL would drop a default one).
+  const host = absolute ? (/^(?:[a-zA-Z][a-zA-Z0-9+.-]*:)?\/\/([^/?#]*)/.exec(value)?.[1] ?? u.host) : '';
   const differentHost = host !== '' && host !== backendHost && host !== requestHost;
   const relative = !absolute && !value.startsWith('/');
   if (differentHost || relative) return value;
