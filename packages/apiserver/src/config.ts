@@ -34,6 +34,7 @@ import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
 import { ApiserverMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
 import { startupStep } from './startup.js';
+import { createServiceComponents, type ServiceComponents } from './services/components.js';
 
 export interface TLSMaterial {
   certFile: string;
@@ -78,6 +79,8 @@ export interface ServerConfig {
    * order; each named as kube names its equivalent hook (its health check: `poststarthook/<name>`).
    */
   postStartHooks: Array<{ name: string; run(): Promise<void> }>;
+  /** Work done first on shutdown, while storage is still up (kube's pre-shutdown hooks). */
+  preShutdownHooks: Array<{ name: string; run(): Promise<void> }>;
   /** Controllers every replica runs (serving CRDs, its identity lease). */
   controllers: Controller[];
   /** Singleton work: runs on the replica the election chose (every replica with --leader-elect=false). */
@@ -198,7 +201,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
   let authenticator: Authenticator | undefined;
   let authorizer: Authorizer | undefined;
   let elector: LeaderElector | undefined;
+  let serviceComponents: ServiceComponents | undefined;
   const close = async (drained?: Promise<void>): Promise<void> => {
+    await serviceComponents?.preShutdown();
     authenticator?.close?.();
     authorizer?.close?.();
     compactor?.stop();
@@ -251,6 +256,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
     });
     const stores = new Map<ResourceDefinition, ResourceStore>();
+    // Services: cluster IPs and node ports allocated in etcd by the Service REST's hooks.
+    const services = (serviceComponents = createServiceComponents({ storage, etcdPrefix: opts.etcdPrefix, network: options.services, securePort: () => listening.port, log }));
+    const servicesDef = def('', 'v1', 'services');
     const rbacStore = (plural: string) => () => stores.get(def('rbac.authorization.k8s.io', 'v1', plural))!;
     // The escalation check asks the authorizer built below (the stores are built first).
     const guardDeps = { authorizer: () => authorizer!, roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles') };
@@ -263,7 +271,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       if (!isStored(d)) continue;
       const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : undefined;
       const storageDef = storageDefOf(d);
-      stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard }));
+      const hooks = storageDef === servicesDef ? services.hooks : undefined;
+      stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard, hooks }));
     }
     const caches = watchCaches;
     if (caches) await startupStep(log, 'watch caches synced', stepTimeout, () => caches.start());
@@ -459,6 +468,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           run: async () => {
             await ensureSystemNamespaces(namespaces);
             leader.start();
+            // The allocation repairs' first run, then the kubernetes Service and Endpoints.
+            await services.postStart();
           },
         },
         {
@@ -474,6 +485,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         // `crd-informer-synced`: the CRDs present at start are served.
         apiextensions.postStartHook,
       ],
+      preShutdownHooks: [{ name: 'bootstrap-controller', run: () => services.preShutdown() }],
       controllers,
       singletons,
       elector: leader,

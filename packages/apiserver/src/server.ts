@@ -26,6 +26,7 @@ import { createAuthenticationStorages } from './registry/authentication.js';
 import type { Connecters } from './registry/connect.js';
 import { createCoreComputedStorages } from './registry/componentstatus.js';
 import { createNodeConnecters } from './registry/node-proxy.js';
+import { serviceConnecters } from './services/proxy.js';
 import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
@@ -141,7 +142,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
   ]);
   // One entry per connect sub-resource (registry/connect.ts), each from its group's module.
-  const connecters: Connecters = new Map([...createNodeConnecters(catalog)]);
+  const connecters: Connecters = new Map([...createNodeConnecters(catalog), ...serviceConnecters({ stores })]);
   const computed = createCoreComputedStorages(catalog, config.etcdClient);
   const resourceHandler = withCustomResources(
     createResourceHandler({ catalog, stores, createOnly, connecters, computed, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
@@ -332,6 +333,7 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     stop() {
       stopped ??= (async () => {
         shuttingDown = true;
+        for (const h of config.preShutdownHooks) await h.run().catch((e: unknown) => log.error(`pre-shutdown hook ${h.name} failed`, { error: String(e) }));
         if (opts.shutdownDelayDuration > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayDuration));
         for (const stop of stopControllers) stop();
         // Leader work stops and the Lease is released: another replica takes over at once.

@@ -84,8 +84,43 @@ export interface DeleteRequestOptions extends WriteOptions, DeleteOptions {}
  */
 export type WriteGuard = (w: { operation: 'CREATE' | 'UPDATE'; scope: RequestScope; name: string; object: StoredObject; oldObject?: StoredObject }) => Promise<void>;
 
+/** Called once a write that began with a hook is done: whether the object was stored. */
+export type FinishFunc = (success: boolean) => Promise<void>;
+
+/**
+ * A resource's REST additions around the generic store (kube's Store.BeginCreate, BeginUpdate and
+ * AfterDelete, which the Service REST uses to allocate cluster IPs and node ports). beginCreate
+ * runs after mutating admission, before prepareForCreate and validation; beginUpdate after the
+ * resourceVersion check, before prepareForUpdate and validation, on each attempt (a lost race
+ * finishes the attempt's with false), for writes of the main resource only (not its
+ * sub-resources, as kube's status store has no hooks). afterDelete runs once the object is gone.
+ */
+export interface StoreHooks {
+  beginCreate?(obj: StoredObject, opts: { dryRun: boolean }): Promise<FinishFunc>;
+  beginUpdate?(obj: StoredObject, old: StoredObject, opts: { dryRun: boolean }): Promise<FinishFunc>;
+  afterDelete?(obj: StoredObject, opts: { dryRun: boolean }): Promise<void>;
+}
+
+/** The finish function of the current attempt of one write (see StoreHooks). */
+class PendingFinish {
+  #finish: FinishFunc | undefined;
+  /** Takes the attempt's finish function; an earlier attempt's (lost to a race) is finished as failed. */
+  async set(f: FinishFunc | undefined): Promise<void> {
+    const prev = this.#finish;
+    this.#finish = f;
+    await prev?.(false);
+  }
+  async done(success: boolean): Promise<void> {
+    const f = this.#finish;
+    this.#finish = undefined;
+    await f?.(success);
+  }
+}
+
 export interface RegistryDeps {
   storage: Store;
+  /** kube's BeginCreate/BeginUpdate/AfterDelete of the resource's REST, if it has any. */
+  hooks?: StoreHooks | undefined;
   keys: KeyFunctions;
   admission: AdmissionChain;
   writeGuard?: WriteGuard | undefined;
@@ -278,14 +313,23 @@ export class ResourceStore {
     this.#ensureNamespace(scope, obj);
     await this.#admit('CREATE', scope, obj, undefined, opts);
     await this.#guard('CREATE', scope, '', obj);
-    this.#beforeCreate(scope, obj);
-    this.#validateCreate(obj);
-    await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
-    const name = obj.metadata.name!;
+    const pending = new PendingFinish();
+    await pending.set(await this.#deps.hooks?.beginCreate?.(obj, { dryRun: !!opts.dryRun }));
+    let stored = false;
     try {
-      return this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun, ...this.#guardKey() }));
-    } catch (e) {
-      throw toStatusError(e, this.def, name);
+      this.#beforeCreate(scope, obj);
+      this.#validateCreate(obj);
+      await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
+      const name = obj.metadata.name!;
+      try {
+        const out = this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun, ...this.#guardKey() }));
+        stored = true;
+        return out;
+      } catch (e) {
+        throw toStatusError(e, this.def, name);
+      }
+    } finally {
+      await pending.done(stored);
     }
   }
 
@@ -304,10 +348,12 @@ export class ResourceStore {
     let created = false;
     const key = this.key(scope.namespace, name);
     let out: StoredObject;
+    const pending = new PendingFinish();
     try {
       out = await this.#deps.storage.guaranteedUpdate(
         key,
         async (existing) => {
+          await pending.set(undefined);
           let next = structuredClone(obj);
           existing = existing && this.#read(existing);
           if (!existing) {
@@ -318,19 +364,22 @@ export class ResourceStore {
             this.#ensureNamespace(scope, next);
             await this.#admit('CREATE', scope, next, undefined, opts);
             await this.#guard('CREATE', scope, name, next);
+            await pending.set(await this.#deps.hooks?.beginCreate?.(next, { dryRun: !!opts.dryRun }));
             this.#beforeCreate(scope, next);
             this.#validateCreate(next);
             await this.#validateAdmission('CREATE', scope, next, undefined, opts);
             return next;
           }
           created = false;
-          return this.#prepareUpdate(scope, name, this.#track(existing, next, opts, strategy), existing, opts, strategy);
+          return this.#prepareUpdate(scope, name, this.#track(existing, next, opts, strategy), existing, opts, strategy, undefined, pending);
         },
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...(allowCreate ? this.#guardKey() : {}) },
       );
     } catch (e) {
+      await pending.done(false);
       throw toStatusError(e, this.def, name);
     }
+    await pending.done(true);
     if (!created && !opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return { object: this.#withTypeMeta(out), created };
   }
@@ -348,17 +397,21 @@ export class ResourceStore {
     admission?: SubresourceAdmission,
   ): Promise<StoredObject> {
     let out: StoredObject;
+    const pending = new PendingFinish();
     try {
       out = await this.#deps.storage.guaranteedUpdate(this.key(scope.namespace, name), async (existing) => {
+        await pending.set(undefined);
         if (!existing) throw notFound(groupResourceOf(this.def), name);
         existing = this.#read(existing);
         const next = structuredClone(existing);
         await mutate(next);
-        return this.#prepareUpdate(scope, name, next, existing, opts, strategy, admission);
+        return this.#prepareUpdate(scope, name, next, existing, opts, strategy, admission, pending);
       }, { dryRun: !!opts.dryRun });
     } catch (e) {
+      await pending.done(false);
       throw toStatusError(e, this.def, name);
     }
+    await pending.done(true);
     if (!opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return this.#withTypeMeta(out);
   }
@@ -380,15 +433,17 @@ export class ResourceStore {
     const allowCreate = op.kind === 'apply' && main;
     let created = false;
     let out: StoredObject;
+    const pending = new PendingFinish();
     try {
       out = await this.#deps.storage.guaranteedUpdate(
         this.key(scope.namespace, name),
         async (existing) => {
+          await pending.set(undefined);
           existing = existing && this.#read(existing);
           if (!existing && !allowCreate) throw notFound(groupResourceOf(this.def), name);
           if (op.kind === 'patch') {
             created = false;
-            return this.#prepareUpdate(scope, name, this.#track(existing, op.apply(existing!), opts, strategy), existing!, opts, strategy);
+            return this.#prepareUpdate(scope, name, this.#track(existing, op.apply(existing!), opts, strategy), existing!, opts, strategy, undefined, pending);
           }
           const { fm, subresource } = this.#fieldManagerFor(strategy);
           const merged = fm.apply(existing, op.applied, {
@@ -401,12 +456,13 @@ export class ResourceStore {
           this.def.strategy.defaults?.(merged);
           if (existing) {
             created = false;
-            return this.#prepareUpdate(scope, name, merged, existing, opts, strategy);
+            return this.#prepareUpdate(scope, name, merged, existing, opts, strategy, undefined, pending);
           }
           created = true;
           this.#ensureNamespace(scope, merged);
           await this.#admit('CREATE', scope, merged, undefined, opts);
           await this.#guard('CREATE', scope, name, merged);
+          await pending.set(await this.#deps.hooks?.beginCreate?.(merged, { dryRun: !!opts.dryRun }));
           this.#beforeCreate(scope, merged);
           this.#validateCreate(merged);
           await this.#validateAdmission('CREATE', scope, merged, undefined, opts);
@@ -415,8 +471,10 @@ export class ResourceStore {
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...(allowCreate ? this.#guardKey() : {}) },
       );
     } catch (e) {
+      await pending.done(false);
       throw toStatusError(e, this.def, name);
     }
+    await pending.done(true);
     if (!created && !opts.dryRun) await this.#deleteIfFinalized(scope, out);
     return { object: this.#withTypeMeta(out), created };
   }
@@ -443,6 +501,7 @@ export class ResourceStore {
         },
         opts,
       );
+      if (out.deleted) await this.#deps.hooks?.afterDelete?.(out.object, { dryRun: !!opts.dryRun });
       return { result: out.finalize ? this.#finalizeDelete(out.object) : this.#withTypeMeta(out.object), deleted: out.deleted };
     } catch (e) {
       throw toStatusError(e, this.def, name);
@@ -491,7 +550,9 @@ export class ResourceStore {
       });
     } catch {
       // Someone changed or removed it meanwhile; their write decides (kube does the same).
+      return;
     }
+    await this.#deps.hooks?.afterDelete?.(obj, { dryRun: false });
   }
 
   /**
@@ -549,6 +610,7 @@ export class ResourceStore {
     opts: WriteOptions,
     strategy: ResourceStrategy,
     admission?: SubresourceAdmission,
+    pending?: PendingFinish,
   ): Promise<StoredObject> {
     if (!admission) await this.#admit('UPDATE', scope, next, existing, opts, strategy);
     await this.#guard('UPDATE', scope, name, next, existing);
@@ -574,6 +636,8 @@ export class ResourceStore {
       meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
     }
     delete meta.selfLink;
+    const beginUpdate = this.#deps.hooks?.beginUpdate;
+    if (beginUpdate && pending && strategy === this.def.strategy) await pending.set(await beginUpdate(next, existing, { dryRun: !!opts.dryRun }));
     strategy.prepareForUpdate?.(next, existing);
     const errs: FieldError[] = [
       ...validateObjectMeta(meta, this.def.namespaced, this.#updateNameValidator),

@@ -1,10 +1,11 @@
 /**
- * The core group (`/api/v1`): its one version and its resources in discovery order (configmaps
- * first, where kube's alphabetical list has it).
+ * The core group (`/api/v1`): its one version and its resources in discovery order, which is
+ * alphabetical as kube's installer sorts a group version's storage paths.
  */
 import { defineGroup } from '../define.js';
 import { componentstatuses } from './componentstatuses.js';
 import { configmaps } from './configmaps.js';
+import { endpoints } from './endpoints.js';
 import { events } from './events.js';
 import { namespaces } from './namespaces.js';
 import { nodes } from './nodes.js';
@@ -12,11 +13,12 @@ import { podtemplates } from './podtemplates.js';
 import { replicationcontrollers } from './replicationcontrollers.js';
 import { secrets } from './secrets.js';
 import { serviceaccounts } from './serviceaccounts.js';
+import { services } from './services.js';
 
 export const coreGroup = defineGroup({
   group: '',
   versions: [{ version: 'v1' }],
-  resources: [componentstatuses, configmaps, namespaces, nodes, serviceaccounts, secrets, events, podtemplates, replicationcontrollers],
+  resources: [componentstatuses, configmaps, endpoints, events, namespaces, nodes, podtemplates, replicationcontrollers, secrets, serviceaccounts, services],
 });
 
 export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
@@ -28,3 +30,5 @@ export { podtemplates } from './podtemplates.js';
 export { componentstatuses } from './componentstatuses.js';
 export { nodeRoles, nodeStatusCell, nodes } from './nodes.js';
 export { replicationcontrollers } from './replicationcontrollers.js';
+export { endpoints, endpointsStrategy, formatEndpoints } from './endpoints.js';
+export { services, serviceStrategy, serviceStatusStrategy, serviceExternalIP, servicePortString } from './services.js';
