@@ -23,7 +23,11 @@ describe('builtinResources', () => {
       'serviceaccounts',
       'secrets',
       'events',
+      'limitranges',
+      'persistentvolumeclaims',
+      'persistentvolumes',
       'podtemplates',
+      'resourcequotas',
       'events',
       'events',
       'selfsubjectreviews',
@@ -50,7 +54,7 @@ describe('builtinResources', () => {
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'podtemplates', 'roles', 'rolebindings', 'leases']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'serviceaccounts', 'secrets', 'events', 'limitranges', 'persistentvolumeclaims', 'podtemplates', 'resourcequotas', 'roles', 'rolebindings', 'leases']);
   });
 
   it("takes every kind's schema from the schema source, with its list kind", () => {

@@ -5,15 +5,19 @@
 import { defineGroup } from '../define.js';
 import { configmaps } from './configmaps.js';
 import { events } from './events.js';
+import { limitranges } from './limitranges.js';
 import { namespaces } from './namespaces.js';
+import { persistentvolumeclaims } from './persistentvolumeclaims.js';
+import { persistentvolumes } from './persistentvolumes.js';
 import { podtemplates } from './podtemplates.js';
+import { resourcequotas } from './resourcequotas.js';
 import { secrets } from './secrets.js';
 import { serviceaccounts } from './serviceaccounts.js';
 
 export const coreGroup = defineGroup({
   group: '',
   versions: [{ version: 'v1' }],
-  resources: [configmaps, namespaces, serviceaccounts, secrets, events, podtemplates],
+  resources: [configmaps, namespaces, serviceaccounts, secrets, events, limitranges, persistentvolumeclaims, persistentvolumes, podtemplates, resourcequotas],
 });
 
 export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
@@ -22,3 +26,7 @@ export { FINALIZER_KUBERNETES, LABEL_METADATA_NAME, namespaces, namespaceFinaliz
 export { MAX_SECRET_SIZE, goJSONMapError, isConfigMapKey, secrets } from './secrets.js';
 export { serviceaccounts } from './serviceaccounts.js';
 export { podtemplates } from './podtemplates.js';
+export { limitranges } from './limitranges.js';
+export { persistentvolumeclaims } from './persistentvolumeclaims.js';
+export { persistentvolumes } from './persistentvolumes.js';
+export { resourcequotas } from './resourcequotas.js';
