@@ -7,10 +7,14 @@ import { componentstatuses } from './componentstatuses.js';
 import { configmaps } from './configmaps.js';
 import { endpoints } from './endpoints.js';
 import { events } from './events.js';
+import { limitranges } from './limitranges.js';
 import { namespaces } from './namespaces.js';
 import { nodes } from './nodes.js';
+import { persistentvolumeclaims } from './persistentvolumeclaims.js';
+import { persistentvolumes } from './persistentvolumes.js';
 import { podtemplates } from './podtemplates.js';
 import { replicationcontrollers } from './replicationcontrollers.js';
+import { resourcequotas } from './resourcequotas.js';
 import { secrets } from './secrets.js';
 import { serviceaccounts } from './serviceaccounts.js';
 import { services } from './services.js';
@@ -18,7 +22,7 @@ import { services } from './services.js';
 export const coreGroup = defineGroup({
   group: '',
   versions: [{ version: 'v1' }],
-  resources: [componentstatuses, configmaps, endpoints, events, namespaces, nodes, podtemplates, replicationcontrollers, secrets, serviceaccounts, services],
+  resources: [componentstatuses, configmaps, endpoints, events, limitranges, namespaces, nodes, persistentvolumeclaims, persistentvolumes, podtemplates, replicationcontrollers, resourcequotas, secrets, serviceaccounts, services],
 });
 
 export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
@@ -32,3 +36,7 @@ export { nodeRoles, nodeStatusCell, nodes } from './nodes.js';
 export { replicationcontrollers } from './replicationcontrollers.js';
 export { endpoints, endpointsStrategy, formatEndpoints } from './endpoints.js';
 export { services, serviceStrategy, serviceStatusStrategy, serviceExternalIP, servicePortString } from './services.js';
+export { limitranges } from './limitranges.js';
+export { persistentvolumeclaims } from './persistentvolumeclaims.js';
+export { persistentvolumes } from './persistentvolumes.js';
+export { resourcequotas } from './resourcequotas.js';

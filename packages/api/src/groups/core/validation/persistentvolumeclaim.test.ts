@@ -125,6 +125,13 @@ describe('claim templates and data sources', () => {
     const spec: JsonObject = { dataSource: { kind: 'Foo', apiGroup: 'x.io', name: 'f' } };
     enforceDataSourceBackwardsCompatibility(spec);
     assert.deepEqual(spec, {});
+    // A dataSourceRef beside it, or an old claim with either source, keeps it (1.22+).
+    const both: JsonObject = { dataSource: { kind: 'Foo', apiGroup: 'x.io', name: 'f' }, dataSourceRef: { kind: 'Foo', apiGroup: 'x.io', name: 'f' } };
+    enforceDataSourceBackwardsCompatibility(both);
+    assert.ok(both['dataSource']);
+    const updated: JsonObject = { dataSource: { kind: 'Foo', apiGroup: 'x.io', name: 'f' } };
+    enforceDataSourceBackwardsCompatibility(updated, { dataSourceRef: { kind: 'Foo', apiGroup: 'x.io', name: 'f' } });
+    assert.ok(updated['dataSource']);
     const ref: JsonObject = { dataSourceRef: { kind: 'Foo', apiGroup: 'x.io', name: 'f' } };
     normalizeDataSources(ref);
     assert.deepEqual(ref['dataSource'], { kind: 'Foo', apiGroup: 'x.io', name: 'f' });

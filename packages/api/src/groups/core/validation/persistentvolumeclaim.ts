@@ -191,11 +191,13 @@ function isLegacyDataSource(source: unknown): boolean {
 }
 
 /**
- * kube's `EnforceDataSourceBackwardsCompatibility`: a `dataSource` of another kind is dropped
- * (kept on update when the old claim had one). Mutates `spec`.
+ * kube's `EnforceDataSourceBackwardsCompatibility`: a `dataSource` of another kind is dropped,
+ * unless the claim also sets `dataSourceRef` (a newer client) or, on update, the old claim had
+ * either. Mutates `spec`.
  */
 export function enforceDataSourceBackwardsCompatibility(spec: JsonObject, oldSpec?: JsonObject): void {
-  if (oldSpec && isSet(oldSpec, 'dataSource')) return;
+  if (oldSpec && (isSet(oldSpec, 'dataSource') || isSet(oldSpec, 'dataSourceRef'))) return;
+  if (isSet(spec, 'dataSourceRef')) return;
   if (!isLegacyDataSource(memberAt(spec, 'dataSource'))) delete spec['dataSource'];
 }
 
