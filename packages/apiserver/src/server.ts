@@ -24,6 +24,7 @@ import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { withResourceTarget } from './handlers/target.js';
 import { createAuthenticationStorages } from './registry/authentication.js';
 import type { Connecters } from './registry/connect.js';
+import { createPodConnecters, createPodStorages, kubeletClientConfigOf, setupCapabilities } from './registry/pods.js';
 import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
@@ -137,9 +138,11 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const createOnly = new Map([
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
+    ...createPodStorages({ pods: stores.get(catalog.lookup('', 'v1', 'pods')!)! }),
   ]);
   // One entry per connect sub-resource (registry/connect.ts), each from its group's module.
-  const connecters: Connecters = new Map([]);
+  setupCapabilities(options.flags);
+  const connecters: Connecters = new Map([...createPodConnecters({ catalog, stores, kubelet: kubeletClientConfigOf(options.flags) })]);
   const resourceHandler = withCustomResources(
     createResourceHandler({ catalog, stores, createOnly, connecters, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),
     { catalog, stores, admission: config.admission },
