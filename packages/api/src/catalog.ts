@@ -89,6 +89,12 @@ export interface KindDefinition {
   /** plinth's own one-line text about the kind, published in OpenAPI (no kube prose is copied). */
   description?: string;
   /**
+   * Other versions of this kind a body may come in (kube's decoder takes any registered version
+   * and converts it): pods/eviction takes policy/v1beta1 Evictions as well as policy/v1 ones. Each
+   * is decoded by its own schema and answered as this kind; their fields must be this kind's.
+   */
+  alternateVersions?: readonly KindDefinition[];
+  /**
    * A custom resource (kube's unstructured decoding): a body keeps every field — only apiVersion,
    * kind and metadata are decoded as typed — and the strategy prunes, defaults and validates it
    * against `schema`, so a value of the wrong type is a 422 cause, not a 400.
@@ -116,7 +122,8 @@ export interface SubresourceDefinition {
    * rest.Connecter and streaming Getters: pods/log, exec, attach, portforward, proxy; services
    * and nodes proxy). The apiserver's connecters serve it (registry/connect.ts); `verbs` are the
    * verbs of the methods it takes. `path`: the route also takes a path after the sub-resource
-   * (`pods/<name>/proxy/<path>`), handed to the connecter as it came.
+   * (`pods/<name>/proxy/<path>`), handed to the connecter as it came. `kind`: the kind discovery
+   * names (kube: the connecter's options kind, `PodExecOptions`; the parent's kind when absent).
    */
   connect?: {
     path?: boolean;

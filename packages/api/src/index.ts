@@ -19,3 +19,4 @@ export * from './jsonpath.js';
 export * from './apiextensions/index.js';
 export * from './groups/core/services.js';
 export * from './groups/core/pods.js';
+export * from './capabilities.js';

@@ -9,6 +9,7 @@ import { checkDepth } from './depth.js';
 import { MicroTimeError, canonicalMicroTime } from './microtime.js';
 import { setMember } from './json.js';
 import { conformNumber, isAnyJsonNumber, numberLiteral, type GoNumberKind } from './number-codec.js';
+import { Scale, canonicalQuantityValue, isQuantityParseError, parseQuantity } from './quantity.js';
 
 /** The Go type that marks a metav1.MicroTime string. */
 export const MICRO_TIME = 'v1.MicroTime';
@@ -90,6 +91,9 @@ export class DecodeError extends Error {}
 
 export type Definitions = ReadonlyMap<string, Schema>;
 
+/** The Go type of core/v1 resource lists (requests, limits, capacity, hard, ...). */
+const RESOURCE_LIST = 'v1.ResourceList';
+
 /** resource.ParseQuantity's error for what is no quantity. */
 const QUANTITY_SYNTAX = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
@@ -157,11 +161,15 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
     return typeof value === 'string' ? value : typedNumber('int32');
   }
   if (sch.goType === QUANTITY) {
-    // resource.Quantity's UnmarshalJSON takes a string or a bare number; its syntax is checked by
-    // validation (kube's parse happens here, with the regular-expression message).
-    if (typeof value === 'string') return value;
-    if (isAnyJsonNumber(value)) return numberLiteral(value);
-    throw new DecodeError(QUANTITY_SYNTAX);
+    // resource.Quantity's UnmarshalJSON takes a string or a bare number and parses it (a bad one
+    // fails the decode with the parser's message); kube stores and answers its canonical form.
+    if (typeof value !== 'string' && !isAnyJsonNumber(value)) throw new DecodeError(QUANTITY_SYNTAX);
+    try {
+      return canonicalQuantityValue(typeof value === 'string' ? value : numberLiteral(value));
+    } catch (e) {
+      if (isQuantityParseError(e)) throw new DecodeError(e.message);
+      throw e;
+    }
   }
   switch (sch.type) {
     case 'string':
@@ -221,6 +229,9 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
           const c = unknown ? conform(v, vs, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, vs, defs, `${where}.${k}`, depth + 1);
           setMember(out, k, c === undefined ? zeroOf(vs, defs) : c);
         }
+        // core/v1's SetDefaults_ResourceList, which every group embedding core types runs: a
+        // ResourceList's quantities are rounded up to milli units (`1n` → `1m`).
+        if (sch.goType === RESOURCE_LIST) for (const [k, v] of Object.entries(out)) if (typeof v === 'string') setMember(out, k, parseQuantity(v).roundUp(Scale.Milli).toString());
       } else {
         return value;
       }
@@ -247,6 +258,8 @@ function omittedWhenEmpty(value: unknown, schema: Schema, defs: Definitions): bo
 function zeroOf(schema: Schema, defs: Definitions): unknown {
   let sch = schema;
   while (sch.$ref) sch = defs.get(sch.$ref) ?? {};
+  // A null Quantity decodes to zero, written "0".
+  if (sch.goType === QUANTITY) return '0';
   switch (sch.type) {
     case 'string':
       return '';

@@ -53,8 +53,9 @@ function resourceEntries(def: ResourceDefinition, served: ReadonlySet<Verb>): AP
     name: `${def.plural}/${sub.name}`,
     singularName: '',
     namespaced: def.namespaced,
-    // A sub-resource of its own kind names its group and version (kube's GroupVersionKindProvider).
-    ...(sub.kind ? { group: sub.kind.group, version: sub.kind.version } : {}),
+    // A sub-resource of a kind of another group or version names them (kube's
+    // GroupVersionKindProvider: pods/eviction, serviceaccounts/token; pods/binding names none).
+    ...(sub.kind && (sub.kind.group !== def.group || sub.kind.version !== def.version) ? { group: sub.kind.group, version: sub.kind.version } : {}),
     kind: sub.kind?.kind ?? sub.connect?.kind ?? def.kind,
     verbs: sub.verbs.filter((v) => served.has(v)),
   }));

@@ -15,6 +15,15 @@ export interface ServerOptions {
   serviceClusterIpRange: string;
   /** `--service-node-port-range`, checked as kube's PortRange syntax. */
   serviceNodePortRange: string;
+  /** `--allow-privileged`: containers may run privileged (kube's default false). */
+  allowPrivileged: boolean;
+  /** The kubelet connection (kube's KubeletConfig flags): PEM paths, '' for none. */
+  kubeletClientCertificate: string;
+  kubeletClientKey: string;
+  kubeletCertificateAuthority: string;
+  /** ms: kube's --kubelet-timeout. */
+  kubeletTimeout: number;
+  kubeletPreferredAddressTypes: string[];
   etcdServers: string[];
   etcdPrefix: string;
   /** Client TLS to etcd (kube's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
@@ -136,6 +145,12 @@ const SPECS: FlagSpec[] = [
   { name: 'advertise-address', kind: 'ip', key: 'advertiseAddress', default: '', usage: "The IP address this replica advertises as an endpoint of the kubernetes Service. If blank, --bind-address; if that is 0.0.0.0, :: or loopback, the address of the host's default-route interface." },
   { name: 'service-cluster-ip-range', kind: 'string', key: 'serviceClusterIpRange', default: '', usage: 'A CIDR (or two of different IP families, comma-separated) from which to assign Service cluster IPs; at most 20 host bits. The first address goes to the kubernetes Service. Default 10.0.0.0/24.' },
   { name: 'service-node-port-range', kind: 'portRange', key: 'serviceNodePortRange', default: '30000-32767', usage: 'A port range to reserve for Services with NodePort visibility, inclusive at both ends (e.g. 30000-32767 or 30000+2767).' },
+  { name: 'allow-privileged', kind: 'bool', key: 'allowPrivileged', default: 'false', usage: 'If true, allow privileged containers.' },
+  { name: 'kubelet-certificate-authority', kind: 'string', key: 'kubeletCertificateAuthority', default: '', usage: "Path to a cert file for the certificate authority. Without it the kubelet's serving certificate is not verified." },
+  { name: 'kubelet-client-certificate', kind: 'string', key: 'kubeletClientCertificate', default: '', usage: 'Path to a client cert file for TLS.' },
+  { name: 'kubelet-client-key', kind: 'string', key: 'kubeletClientKey', default: '', usage: 'Path to a client key file for TLS.' },
+  { name: 'kubelet-preferred-address-types', kind: 'strings', key: 'kubeletPreferredAddressTypes', default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', usage: 'List of the preferred NodeAddressTypes to use for kubelet connections.' },
+  { name: 'kubelet-timeout', kind: 'duration', key: 'kubeletTimeout', default: '5s', usage: 'Timeout for kubelet operations.' },
   { name: 'etcd-servers', kind: 'strings', key: 'etcdServers', default: '', usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it, an embedded etcd runs under --data-dir.' },
   { name: 'etcd-prefix', kind: 'string', key: 'etcdPrefix', default: '/registry', usage: 'The prefix to prepend to all resource paths in etcd.' },
   { name: 'etcd-cafile', kind: 'string', key: 'etcdCafile', default: '', usage: 'SSL Certificate Authority file used to secure etcd communication.' },
@@ -361,6 +376,9 @@ export function parseFlags(argv: string[]): ServerOptions {
   if (o.minRequestTimeout < 0) throw new FlagError('--min-request-timeout can not be negative value');
   if (o.startupStepTimeout <= 0) throw new FlagError('--startup-step-timeout must be positive');
   if (o.serviceAccountMaxTokenExpiration < 0) throw new FlagError('--service-account-max-token-expiration must not be negative');
+  // Every kubelet call is bounded: 0 would wait forever (kube's http.Client with no timeout).
+  if (o.kubeletTimeout <= 0) throw new FlagError('--kubelet-timeout must be positive');
+  if (!!o.kubeletClientCertificate !== !!o.kubeletClientKey) throw new FlagError('--kubelet-client-certificate and --kubelet-client-key must be given together');
   return o;
 }
 

@@ -27,6 +27,7 @@ import type { Connecters } from './registry/connect.js';
 import { createCoreComputedStorages } from './registry/componentstatus.js';
 import { createNodeConnecters } from './registry/node-proxy.js';
 import { serviceConnecters } from './services/proxy.js';
+import { createPodConnecters, createPodStorages, kubeletClientConfigOf, setupCapabilities } from './registry/pods.js';
 import { createAuthorizationStorages } from './registry/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
 import { createOpenAPIHandler } from './openapi/handler.js';
@@ -140,9 +141,12 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const createOnly = new Map([
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
+    ...createPodStorages({ pods: stores.get(catalog.lookup('', 'v1', 'pods')!)! }),
   ]);
   // One entry per connect sub-resource (registry/connect.ts), each from its group's module.
-  const connecters: Connecters = new Map([...createNodeConnecters(catalog), ...serviceConnecters({ stores })]);
+  setupCapabilities(options.flags);
+  const kubelet = kubeletClientConfigOf(options.flags);
+  const connecters: Connecters = new Map([...createPodConnecters({ catalog, stores, kubelet }), ...createNodeConnecters(catalog, { preferredAddressTypes: kubelet.preferredAddressTypes, ...(kubelet.certificateAuthority ? { kubeletCA: readFileSync(kubelet.certificateAuthority) } : {}) }), ...serviceConnecters({ stores })]);
   const computed = createCoreComputedStorages(catalog, config.etcdClient);
   const resourceHandler = withCustomResources(
     createResourceHandler({ catalog, stores, createOnly, connecters, computed, admission: config.admission, features: config.options.featureGates, minRequestTimeoutSeconds: options.flags.minRequestTimeout }),

@@ -24,6 +24,8 @@ export interface KindSpec {
   /** plinth's own one-line text about the kind (OpenAPI). */
   description: string;
   strategy: ResourceStrategy;
+  /** Other versions of the kind a body may come in (see KindDefinition.alternateVersions). */
+  alternateVersions?: readonly KindDefinition[];
 }
 
 /** What a resource module declares. Defaults are kube's most common values. */
@@ -80,6 +82,7 @@ export function defineKind(spec: KindSpec): KindDefinition {
     kind: spec.kind,
     description: spec.description,
     strategy: spec.strategy,
+    ...(spec.alternateVersions ? { alternateVersions: spec.alternateVersions } : {}),
     get schema() {
       return schema();
     },

@@ -18,6 +18,7 @@ describe('builtinResources', () => {
   it('lists the resources in order and builds a catalog', () => {
     const all = builtinResources();
     assert.deepEqual(all.map((d) => d.plural), [
+      'bindings',
       'componentstatuses',
       'configmaps',
       'endpoints',
@@ -27,6 +28,7 @@ describe('builtinResources', () => {
       'nodes',
       'persistentvolumeclaims',
       'persistentvolumes',
+      'pods',
       'podtemplates',
       'replicationcontrollers',
       'resourcequotas',
@@ -55,11 +57,11 @@ describe('builtinResources', () => {
     // A sub-resource's own kind is a kind of the catalog too; it is no resource.
     assert.equal(cat.lookupKind('authentication.k8s.io/v1', 'TokenRequest')?.kind, 'TokenRequest');
     assert.equal(cat.lookup('authentication.k8s.io', 'v1', 'tokenrequests'), undefined);
-    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-3), ['Lease', 'Scale', 'TokenRequest']);
+    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-4), ['Lease', 'Eviction', 'Scale', 'TokenRequest']);
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'roles', 'rolebindings', 'leases']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'roles', 'rolebindings', 'leases']);
   });
 
   it("takes every kind's schema from the schema source, with its list kind", () => {

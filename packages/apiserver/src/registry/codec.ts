@@ -70,6 +70,14 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   const kind = typeof raw['kind'] === 'string' && raw['kind'] ? raw['kind'] : def.kind;
   const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
   if (kind !== def.kind || apiVersion !== expected) {
+    // Another version of the same kind the endpoint takes (pods/eviction: policy/v1beta1 Evictions).
+    const alternate = def.alternateVersions?.find((k) => k.kind === kind && apiVersionOf(k) === apiVersion);
+    if (alternate) {
+      const obj = decodeInto(alternate, catalog, raw, withDefaults, unknown);
+      obj.apiVersion = expected;
+      obj.kind = def.kind;
+      return obj;
+    }
     const other = catalog.lookupKind(apiVersion, kind);
     const why = other
       ? `converting (${apiVersion}.${kind}) to (${def.kind}): unknown conversion`

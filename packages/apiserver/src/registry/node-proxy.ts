@@ -17,6 +17,8 @@
  *  - no answer within the dial/header bound is kube's 503 `error trying to reach service: <cause>`.
  * Upgrades (exec through the kubelet's API) are not proxied.
  */
+import { DEFAULT_KUBELET_ADDRESS_TYPES } from './kubelet-client.js';
+import { isGlobalUnicast, splitSchemeNamePort } from '../proxy-addresses.js';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup } from 'node:dns/promises';
@@ -25,8 +27,6 @@ import { StatusError, badRequest, type Catalog, type StoredObject, type Subresou
 import type { ConnectRequest, Connecter } from './connect.js';
 import { GO_CLIENT_TIMEOUT, goDialError } from './go-net-errors.js';
 
-/** kube-apiserver's --kubelet-preferred-address-types default (the flag is not in plinth yet). */
-export const DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES: readonly string[] = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
 /** kube's --kubelet-port default, for a node that reports no kubelet endpoint. */
 export const DEFAULT_KUBELET_PORT = 10250;
 /** How long the kubelet has to answer with headers (kube's kubelet client dials with a 30 s timeout). */
@@ -39,38 +39,6 @@ export interface NodeProxyOptions {
   preferredAddressTypes?: readonly string[];
   /** For tests: the system roots otherwise. */
   kubeletCA?: Buffer;
-}
-
-/** kube's utilnet.SplitSchemeNamePort. */
-export function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | undefined {
-  const parts = id.split(':');
-  let scheme = '';
-  let name: string;
-  let port = '';
-  if (parts.length === 1) name = parts[0]!;
-  else if (parts.length === 2) [name, port] = [parts[0]!, parts[1]!];
-  else if (parts.length === 3) [scheme, name, port] = [parts[0]!, parts[1]!, parts[2]!];
-  else return undefined;
-  if (name === '' || !['', 'http', 'https'].includes(scheme)) return undefined;
-  return { scheme, name, port };
-}
-
-/** Go's net.IP.IsGlobalUnicast (kube's IsProxyableIP). */
-export function isGlobalUnicast(ip: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
-  const v4 = isIP(ip) === 4 ? ip : mapped;
-  if (v4) {
-    const [a, b] = v4.split('.').map(Number) as [number, number];
-    if (v4 === '255.255.255.255' || v4 === '0.0.0.0' || a === 127 || a >= 224 || (a === 169 && b === 254)) return false;
-    return true;
-  }
-  if (isIP(ip) !== 6) return false;
-  const lower = ip.toLowerCase();
-  if (lower === '::' || lower === '::1') return false;
-  const first = parseInt(lower.split(':')[0] || '0', 16);
-  if ((first & 0xff00) === 0xff00) return false; // multicast
-  if ((first & 0xffc0) === 0xfe80) return false; // link-local unicast
-  return true;
 }
 
 interface NodeAddress {
@@ -124,7 +92,7 @@ function forwardedHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
 
 /** The nodes/proxy connecter. */
 export function createNodeProxyConnecter(opts: NodeProxyOptions = {}): (r: ConnectRequest) => Promise<void> {
-  const types = opts.preferredAddressTypes ?? DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES;
+  const types = opts.preferredAddressTypes ?? DEFAULT_KUBELET_ADDRESS_TYPES;
   return async (r) => {
     const id = splitSchemeNamePort(r.name);
     if (!id) throw badRequest(`invalid node request ${JSON.stringify(r.name)}`);

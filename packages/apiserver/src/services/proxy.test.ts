@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isProxyableIP, rewriteLocation, splitSchemeNamePort } from './proxy.js';
+import { isProxyableIP, rewriteLocation } from './proxy.js';
+import { splitSchemeNamePort } from '../proxy-addresses.js';
 
 test("splitSchemeNamePort: kube's name, name:port and scheme:name:port", () => {
   assert.deepEqual(splitSchemeNamePort('web'), { scheme: '', name: 'web', port: '' });

@@ -21,10 +21,11 @@
  *
  * Upgrades (WebSocket through a service) are not proxied: the Upgrade header is dropped.
  */
+import { isGlobalUnicast, splitSchemeNamePort } from '../proxy-addresses.js';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { posix } from 'node:path';
-import { type ResourceDefinition, type SubresourceDefinition, StatusError, badRequest, serviceUnavailable, specialIPMessages, parseIP, type Endpoints, type Service, type StoredObject } from '@plinth/api';
+import { type ResourceDefinition, type SubresourceDefinition, StatusError, badRequest, serviceUnavailable, type Endpoints, type Service, type StoredObject } from '@plinth/api';
 import type { Connecter, ConnectRequest } from '../registry/connect.js';
 import type { ResourceStore } from '../registry/store.js';
 
@@ -35,23 +36,9 @@ export const SERVICE_PROXY_TIMEOUT_MS = 30_000;
 const DROPPED_REQUEST_HEADERS = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'authorization', 'host']);
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-/** k8s.io/apimachinery util/net SplitSchemeNamePort. */
-export function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | undefined {
-  const parts = id.split(':');
-  let scheme = '';
-  let name: string;
-  let port = '';
-  if (parts.length === 1) name = parts[0]!;
-  else if (parts.length === 2) [name, port] = [parts[0]!, parts[1]!];
-  else if (parts.length === 3) [scheme, name, port] = [parts[0]!, parts[1]!, parts[2]!];
-  else return undefined;
-  if (name === '' || !['', 'http', 'https'].includes(scheme)) return undefined;
-  return { scheme, name, port };
-}
-
-/** Whether a proxy may dial `ip` (kube's IsProxyableIP, and never an unspecified address). */
+/** Whether a proxy may dial `ip` (see isGlobalUnicast). */
 export function isProxyableIP(ip: string): boolean {
-  return parseIP(ip) !== undefined && specialIPMessages(ip).length === 0;
+  return isGlobalUnicast(ip);
 }
 
 const random = (n: number): number => Math.floor(Math.random() * n);

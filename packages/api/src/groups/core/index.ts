@@ -12,6 +12,7 @@ import { namespaces } from './namespaces.js';
 import { nodes } from './nodes.js';
 import { persistentvolumeclaims } from './persistentvolumeclaims.js';
 import { persistentvolumes } from './persistentvolumes.js';
+import { bindings, pods } from './pods/resource.js';
 import { podtemplates } from './podtemplates.js';
 import { replicationcontrollers } from './replicationcontrollers.js';
 import { resourcequotas } from './resourcequotas.js';
@@ -22,7 +23,7 @@ import { services } from './services.js';
 export const coreGroup = defineGroup({
   group: '',
   versions: [{ version: 'v1' }],
-  resources: [componentstatuses, configmaps, endpoints, events, limitranges, namespaces, nodes, persistentvolumeclaims, persistentvolumes, podtemplates, replicationcontrollers, resourcequotas, secrets, serviceaccounts, services],
+  resources: [bindings, componentstatuses, configmaps, endpoints, events, limitranges, namespaces, nodes, persistentvolumeclaims, persistentvolumes, pods, podtemplates, replicationcontrollers, resourcequotas, secrets, serviceaccounts, services],
 });
 
 export { configmaps, validateConfigMap, validateConfigMapUpdate } from './configmaps.js';
@@ -40,3 +41,5 @@ export { limitranges } from './limitranges.js';
 export { persistentvolumeclaims } from './persistentvolumeclaims.js';
 export { persistentvolumes } from './persistentvolumes.js';
 export { resourcequotas } from './resourcequotas.js';
+export { bindings, evictionKind, pods, podEphemeralContainersStrategy, podStatusStrategy } from './pods/resource.js';
+export { summarizePod } from './pods/table.js';
