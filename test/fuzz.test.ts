@@ -23,7 +23,9 @@
  * byte at a time, a large list never read; fuzz-pressure.ts), and a probe of its own must get
  * `/readyz` and a GET answered within 2 s every half second; the suite ends the slow clients itself.
  *
- * Inputs kube itself answers 5xx to are not generated: a resourceVersion etcd has not reached
+ * The 5xx kube answers on core/v1's computed and connect sub-resources (component statuses,
+ * proxies, logs, bindings: see kubeAnswers5xx) are expected answers, not failures.
+ * Other inputs kube itself answers 5xx to are not generated: a resourceVersion etcd has not reached
  * (504 after 3 s), a stored object over etcd's 1.5 MiB request limit (huge strings only go where
  * validation refuses them), strategic-merge inputs kube's merge code answers 500 to.
  *
@@ -346,9 +348,44 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
           { kind: 'ServiceAccount', name: 'default', namespace: 'default' },
         ],
       };
+    case 'Pod':
+      return { ...base, spec: podSpec(rng) };
+    case 'PodTemplate':
+      return { ...base, template: { metadata: { labels: { app: 'fuzz' } }, spec: podSpec(rng) } };
+    case 'ReplicationController':
+      return { ...base, spec: { replicas: rng.pick([0, 1, 3]), selector: { app: 'fuzz' }, template: { metadata: { labels: { app: 'fuzz' } }, spec: podSpec(rng) } } };
+    case 'Service':
+      return rng.chance(0.2)
+        ? { ...base, spec: { type: 'ExternalName', externalName: 'db.example.com' } }
+        : { ...base, spec: { type: rng.pick(['ClusterIP', 'NodePort']), selector: { app: 'fuzz' }, ports: [{ name: 'http', port: 80, targetPort: rng.pick([8080, 'http']) }] } };
+    case 'Endpoints':
+      return { ...base, subsets: [{ addresses: [{ ip: '10.1.2.3' }], ports: [{ name: 'http', port: 8080 }] }] };
+    case 'Node':
+      return { ...base, spec: { podCIDR: '10.244.1.0/24', taints: rng.chance(0.5) ? [{ key: 'example.com/dedicated', value: 'fuzz', effect: 'NoSchedule' }] : [] } };
+    case 'PersistentVolume':
+      return { ...base, spec: { capacity: { storage: rng.pick(['1Gi', '500Mi', '0.5Gi']) }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data/fuzz' } } };
+    case 'PersistentVolumeClaim':
+      return { ...base, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: rng.pick(['1Gi', '1000Mi', '2e9']) } } } };
+    case 'LimitRange':
+      return { ...base, spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' } }] } };
+    case 'ResourceQuota':
+      return { ...base, spec: { hard: { pods: '10', 'requests.cpu': rng.pick(['4', '4000m']), 'count/configmaps': '20' } } };
     default:
       return base;
   }
+}
+
+/** A valid pod spec: one or two containers, sometimes with resources, probes and a volume. */
+function podSpec(rng: Rng): Obj {
+  const container = (name: string): Obj => ({
+    name,
+    image: rng.pick(['nginx', 'nginx:1.23', 'registry.example.com/app@sha256:' + 'a'.repeat(64)]),
+    ...(rng.chance(0.5) ? { resources: { requests: { cpu: rng.pick(['100m', '0.1', '1']), memory: '64Mi' }, limits: { memory: '128Mi' } } } : {}),
+    ...(rng.chance(0.3) ? { readinessProbe: { httpGet: { path: '/ready', port: 8080 } } } : {}),
+    ...(rng.chance(0.3) ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {}),
+  });
+  const containers = rng.chance(0.5) ? [container('app')] : [container('app'), container('sidecar')];
+  return { containers, volumes: [{ name: 'data', emptyDir: {} }] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1822,13 +1859,29 @@ function briefAnswer(a: Answer): string {
   return `${a.status} ${contentTypeOf(a) || '(no content type)'} ${isPrintable(head) ? head.toString('utf8') : `hex ${head.subarray(0, 64).toString('hex')}…`}`;
 }
 
+/**
+ * The 5xx kube-apiserver 1.24 itself answers for what the generator sends to core/v1's computed
+ * and connect sub-resources, so plinth must answer them too: an unknown component status (500
+ * `Component not found`), a proxy, log or stream whose backend is unknown or unreachable (500,
+ * 502, 503: no node address, no endpoints, a failed dial), and a Binding that fails validation
+ * (kube answers its aggregate error as a 500).
+ */
+function kubeAnswers5xx(method: string, path: string, status: number, body: unknown): boolean {
+  const p = path.split('?')[0]!;
+  const message = isObj(body) && typeof body['message'] === 'string' ? body['message'] : '';
+  if (/^\/api\/v1\/componentstatuses\/[^/]+$/.test(p)) return status === 500 && (method === 'HEAD' || message.startsWith('Component not found: '));
+  if (/^\/api\/v1\/(namespaces\/[^/]+\/)?(pods|services|nodes)\/[^/]+\/(proxy|log|exec|attach|portforward)(\/|$)/.test(p)) return status >= 500 && status <= 503;
+  if (/^\/api\/v1\/namespaces\/[^/]+\/(pods\/[^/]+\/binding|bindings)$/.test(p)) return status === 500;
+  return false;
+}
+
 function judge(req: FuzzRequest, outcome: Outcome): Failure[] {
   if (outcome.error !== undefined) return [{ check: 'connection', cause: normalizeCause(outcome.error), request: req, detail: outcome.error }];
   const a = outcome.answer;
   const failures: Failure[] = [];
   const fail = (check: string, cause: string): void => void failures.push({ check, cause, request: req, answer: briefAnswer(a) });
   const decoded = a.streamed || req.method === 'HEAD' || a.body.length === 0 ? undefined : decodeAnswer(a);
-  if (a.status >= 500) {
+  if (a.status >= 500 && !kubeAnswers5xx(req.method, req.path, a.status, decoded?.value)) {
     const v = decoded?.value;
     fail('5xx', normalizeCause(isObj(v) ? `${a.status} ${String(v['reason'])}: ${String(v['message'])}` : `${a.status} ${a.body.subarray(0, 100).toString('utf8')}`));
   }
@@ -2011,6 +2064,8 @@ async function checkIntegrity(c: WireClient, token: string, resources: ServedRes
     return list.items.some((i) => nameOf(i).name === n.name && nameOf(i).rv === n.rv);
   };
   for (const { resource: r, item } of listed) {
+    // A computed resource (componentstatuses) is read, never written back.
+    if (!r.verbs.includes('update')) continue;
     const n = nameOf(item);
     const path = objectPath(r, n.name, n.namespace);
     const get: WireRequest = { method: 'GET', path, headers: { ...bearer(token), accept: 'application/json' } };

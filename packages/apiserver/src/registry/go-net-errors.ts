@@ -14,9 +14,13 @@ export function goDialError(err: unknown, hostPort: string): string {
     case 'ENETUNREACH':
       return `dial tcp ${hostPort}: connect: network is unreachable`;
     case 'ECONNRESET':
+      // A connection cut before any answer: what Go's http.Client reports.
       return 'EOF';
     case 'ENOTFOUND':
-      return `dial tcp: lookup ${hostPort.replace(/:\d+$/, '')}: no such host`;
+    case 'EAI_AGAIN':
+      return `dial tcp: lookup ${hostPort.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')}: no such host`;
+    case 'ETIMEDOUT':
+      return `dial tcp ${hostPort}: i/o timeout`;
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':

@@ -5,6 +5,7 @@
  * request that identifies it (Authorization, impersonation headers) is passed on: kube's
  * authentication filter removes the Authorization header before any handler runs.
  */
+import { goDialError } from './go-net-errors.js';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -50,28 +51,6 @@ export function kubeletTLS(c: KubeletClientConfig): KubeletTLS {
 /** `host:port` as Go's net.JoinHostPort writes it (IPv6 in brackets). */
 export function joinHostPort(host: string, port: string | number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-/** A Node error of a failed dial, as Go's net package words it. */
-export function goDialError(err: unknown, hostPort: string): string {
-  const e = err as NodeJS.ErrnoException;
-  switch (e?.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${hostPort}: connect: connection refused`;
-    case 'EHOSTUNREACH':
-      return `dial tcp ${hostPort}: connect: no route to host`;
-    case 'ENETUNREACH':
-      return `dial tcp ${hostPort}: connect: network is unreachable`;
-    case 'ECONNRESET':
-      return `read tcp ${hostPort}: read: connection reset by peer`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `dial tcp: lookup ${hostPort.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')}: no such host`;
-    case 'ETIMEDOUT':
-      return `dial tcp ${hostPort}: i/o timeout`;
-    default:
-      return `dial tcp ${hostPort}: ${e instanceof Error ? e.message : String(err)}`;
-  }
 }
 
 /** Headers that identify the client to plinth, or belong to one hop: never sent on. */

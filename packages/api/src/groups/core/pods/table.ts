@@ -101,9 +101,9 @@ function readinessGates(spec: JsonObject, status: JsonObject): string {
 export const podTable: TableDefinition = {
   columns: [
     nameColumn,
-    col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
-    col('Status', 'string', 'The aggregate status of the containers in this pod.'),
-    col('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+    col('Ready', 'string', 'Ready containers of all containers.'),
+    col('Status', 'string', 'What the pod is doing, from its phase and container states.'),
+    col('Restarts', 'string', 'Container restarts, and how long ago the last one was.'),
     col('Age', 'string', 'The time since the pod was created.'),
     col('IP', 'string', "The pod's IP address.", { priority: 1 }),
     col('Node', 'string', 'The node the pod is bound to.', { priority: 1 }),
