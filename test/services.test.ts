@@ -38,6 +38,25 @@ const service = (name: string, spec: Record<string, unknown> = {}, extra: Record
   ...extra,
 });
 
+/**
+ * A cluster IP and a node port no Service holds now. Other Services of this file get theirs at
+ * random (kube's allocators scan from a random offset), so a fixed value could be taken already.
+ */
+async function unused(): Promise<{ ip: string; nodePort: number }> {
+  const list = await env.plinth.client.get('/api/v1/services');
+  const ips = new Set<string>();
+  const ports = new Set<number>();
+  for (const s of list.body.items as Array<{ spec: { clusterIPs?: string[]; ports?: Array<{ nodePort?: number }> } }>) {
+    for (const ip of s.spec.clusterIPs ?? []) ips.add(ip);
+    for (const p of s.spec.ports ?? []) if (p.nodePort) ports.add(p.nodePort);
+  }
+  let host = 50;
+  while (ips.has(`10.0.0.${host}`)) host++;
+  let nodePort = 30170;
+  while (ports.has(nodePort)) nodePort++;
+  return { ip: `10.0.0.${host}`, nodePort };
+}
+
 async function create(body: Record<string, unknown>, query = ''): Promise<Record<string, any>> {
   const res = await env.plinth.client.post(`${SVC}${query}`, body);
   expectCode(res, 201, JSON.stringify(res.body));
@@ -79,38 +98,41 @@ describe('services', () => {
   });
 
   it("refuse a bad Service with kube's causes and keep no allocation of it", async () => {
-    const bad = service('Bad_name', { clusterIP: '10.0.0.60', sessionAffinity: 'Sometimes', ports: [{ port: 0 }] });
+    const { ip } = await unused();
+    const bad = service('Bad_name', { clusterIP: ip, sessionAffinity: 'Sometimes', ports: [{ port: 0 }] });
     const res = await env.plinth.client.post(SVC, bad);
     expectStatus(res, 422, 'Invalid', /^Service "Bad_name" is invalid: \[metadata\.name: Invalid value: "Bad_name": a DNS-1035 label must consist of/);
     assert.deepEqual(causeFields(res), ['metadata.name', 'spec.ports[0].port', 'spec.ports[0].targetPort', 'spec.sessionAffinity']);
     // The IP the refused create asked for was given back.
-    const ok = await create(service('after-bad', { clusterIP: '10.0.0.60' }));
-    assert.equal(ok['spec'].clusterIP, '10.0.0.60');
+    const ok = await create(service('after-bad', { clusterIP: ip }));
+    assert.equal(ok['spec'].clusterIP, ip);
   });
 
   it("honour a requested IP, refuse a taken one with kube's message, and release it on delete", async () => {
-    const a = await create(service('ip-a', { clusterIP: '10.0.0.50' }));
-    assert.deepEqual(a['spec'].clusterIPs, ['10.0.0.50']);
-    const dup = await env.plinth.client.post(SVC, service('ip-b', { clusterIP: '10.0.0.50' }));
-    expectStatus(dup, 422, 'Invalid', 'Service "ip-b" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.50"}: failed to allocate IP 10.0.0.50: provided IP is already allocated');
+    const { ip } = await unused();
+    const a = await create(service('ip-a', { clusterIP: ip }));
+    assert.deepEqual(a['spec'].clusterIPs, [ip]);
+    const dup = await env.plinth.client.post(SVC, service('ip-b', { clusterIP: ip }));
+    expectStatus(dup, 422, 'Invalid', `Service "ip-b" is invalid: spec.clusterIPs: Invalid value: []string{"${ip}"}: failed to allocate IP ${ip}: provided IP is already allocated`);
     const outside = await env.plinth.client.post(SVC, service('ip-c', { clusterIP: '10.1.0.5' }));
     expectStatus(outside, 422, 'Invalid', /the provided IP \(10\.1\.0\.5\) is not in the valid range\. The range of valid IPs is 10\.0\.0\.0\/24$/);
     const deleted = await env.plinth.client.delete(`${SVC}/ip-a`);
     expectCode(deleted, 200);
     assert.equal(deleted.body.kind, 'Service', 'kube answers the deleted Service');
-    const b = await create(service('ip-b', { clusterIP: '10.0.0.50' }));
-    assert.equal(b['spec'].clusterIP, '10.0.0.50');
+    const b = await create(service('ip-b', { clusterIP: ip }));
+    assert.equal(b['spec'].clusterIP, ip);
   });
 
   it('take nothing on a dry run', async () => {
-    const dry = await create(service('dry', { type: 'NodePort', clusterIP: '10.0.0.70', ports: [{ port: 80, nodePort: 30170 }] }), '?dryRun=All');
-    assert.equal(dry['spec'].clusterIP, '10.0.0.70');
+    const { ip, nodePort } = await unused();
+    const dry = await create(service('dry', { type: 'NodePort', clusterIP: ip, ports: [{ port: 80, nodePort }] }), '?dryRun=All');
+    assert.equal(dry['spec'].clusterIP, ip);
     expectCode(await env.plinth.client.get(`${SVC}/dry`), 404);
-    const real = await create(service('dry', { type: 'NodePort', clusterIP: '10.0.0.70', ports: [{ port: 80, nodePort: 30170 }] }));
-    assert.equal(real['spec'].ports[0].nodePort, 30170);
+    const real = await create(service('dry', { type: 'NodePort', clusterIP: ip, ports: [{ port: 80, nodePort }] }));
+    assert.equal(real['spec'].ports[0].nodePort, nodePort);
     // A dry-run delete gives nothing back either.
     expectCode(await env.plinth.client.delete(`${SVC}/dry?dryRun=All`), 200);
-    expectStatus(await env.plinth.client.post(SVC, service('dry2', { clusterIP: '10.0.0.70' })), 422, 'Invalid', /provided IP is already allocated/);
+    expectStatus(await env.plinth.client.post(SVC, service('dry2', { clusterIP: ip })), 422, 'Invalid', /provided IP is already allocated/);
     await remove('dry');
   });
 
@@ -142,7 +164,8 @@ describe('services', () => {
   });
 
   it('release node ports and cluster IPs on type changes, and allocate on the way back', async () => {
-    const np = await create(service('types', { type: 'NodePort', clusterIP: '10.0.0.80', ports: [{ port: 80, nodePort: 30090 }] }));
+    const { ip, nodePort } = await unused();
+    const np = await create(service('types', { type: 'NodePort', clusterIP: ip, ports: [{ port: 80, nodePort }] }));
     // NodePort → ClusterIP: the node port the user left as it was goes (kube's dropTypeDependentFields).
     const toClusterIP = structuredClone(np);
     toClusterIP['spec'].type = 'ClusterIP';
@@ -150,8 +173,8 @@ describe('services', () => {
     expectCode(cip, 200, JSON.stringify(cip.body));
     assert.equal(cip.body.spec.ports[0].nodePort, undefined);
     assert.equal(cip.body.spec.externalTrafficPolicy, undefined);
-    const reuse = await create(service('types-port', { type: 'NodePort', ports: [{ port: 80, nodePort: 30090 }] }));
-    assert.equal(reuse['spec'].ports[0].nodePort, 30090, 'the released node port is free');
+    const reuse = await create(service('types-port', { type: 'NodePort', ports: [{ port: 80, nodePort }] }));
+    assert.equal(reuse['spec'].ports[0].nodePort, nodePort, 'the released node port is free');
     // ClusterIP → ExternalName: the IP goes back.
     const toExternal = structuredClone(cip.body);
     toExternal.spec.type = 'ExternalName';
@@ -160,8 +183,8 @@ describe('services', () => {
     expectCode(ext, 200, JSON.stringify(ext.body));
     assert.equal(ext.body.spec.clusterIP, undefined);
     assert.equal(ext.body.spec.ipFamilies, undefined);
-    const ipReuse = await create(service('types-ip', { clusterIP: '10.0.0.80' }));
-    assert.equal(ipReuse['spec'].clusterIP, '10.0.0.80', 'the released IP is free');
+    const ipReuse = await create(service('types-ip', { clusterIP: ip }));
+    assert.equal(ipReuse['spec'].clusterIP, ip, 'the released IP is free');
     // ExternalName → LoadBalancer (Local): a new IP, node ports and a health check node port.
     const toLB = structuredClone(ext.body);
     toLB.spec.type = 'LoadBalancer';
