@@ -23,6 +23,7 @@ import {
   isHeadlessService,
   needsHealthCheck,
 } from '../service-types.js';
+import { isValidPortName as portNameMessages, isValidPortNum as portNumMessages } from './basic.js';
 import { isDualStackIPStrings, isIPv6String, isValidIP, parseCIDR, parseIP, specialIPMessages } from './net.js';
 
 /** kube's `ports.KubeletPort`: a LoadBalancer may not expose it. */
@@ -55,21 +56,8 @@ export function nameIsDNS1035Label(name: string, prefix: boolean): string[] {
   return isDNS1035Label(prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name);
 }
 
-/** kube's `InclusiveRangeError(1, 65535)` for a port number, or nothing. */
-export function portNumMessages(port: number): string[] {
-  return port >= 1 && port <= 65535 ? [] : ['must be between 1 and 65535, inclusive'];
-}
-
-/** kube's `IsValidPortName`. */
-export function portNameMessages(port: string): string[] {
-  const errs: string[] = [];
-  if (port.length > 15) errs.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(port)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
-  if (!/[a-z]/.test(port)) errs.push('must contain at least one letter or number (a-z, 0-9)');
-  if (port.includes('--')) errs.push('must not contain consecutive hyphens');
-  if (port.length > 0 && (port.startsWith('-') || port.endsWith('-'))) errs.push('must not begin or end with a hyphen');
-  return errs;
-}
+/** kube's `IsValidPortNum` and `IsValidPortName` (the pod rules' own). */
+export { isValidPortNum as portNumMessages, isValidPortName as portNameMessages } from './basic.js';
 
 /** kube's `ValidatePortNumOrName` (an IntOrString target port). */
 export function validatePortNumOrName(port: number | string | undefined, path: string): FieldError[] {
