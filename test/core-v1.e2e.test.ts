@@ -9,21 +9,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlPath, startProcess, tempDir, REPO_ROOT, type PlinthProcess } from './harness.js';
+import { kubectlOf, kubectlPath, startProcess, tempDir, REPO_ROOT, type PlinthProcess } from './harness.js';
 
 let dataDir: string;
 let plinth: PlinthProcess;
 
-function kubectl(...args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(kubectlPath(), ['--kubeconfig', plinth.kubeconfig, ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function ok(...args: string[]): string {
-  const r = kubectl(...args);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}\n--- server log ---\n${plinth.output().slice(-2000)}`);
-  return r.stdout;
-}
+const { kubectl, ok } = kubectlOf(() => plinth);
 
 /** A table's rows as arrays of cells (kubectl pads with spaces; no cell here holds two spaces). */
 function rows(out: string): string[][] {

@@ -6,12 +6,13 @@ import { mkdtempSync, rmSync, existsSync, readFileSync, unlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpsRequest } from 'node:https';
 import { startEmbeddedEtcd, type EmbeddedEtcd } from '@plinth/storage';
 import { startServer, parseFlags, createLogger, type RunningServer } from '@plinth/apiserver';
 import { parse as parseYaml } from 'yaml';
 import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserver');
@@ -275,6 +276,26 @@ export function kubectlPath(): string {
   if (process.env['KUBECTL']) return process.env['KUBECTL'];
   const local = join(REPO_ROOT, '.tools/bin/kubectl');
   return existsSync(local) ? local : 'kubectl';
+}
+
+/**
+ * kubectl against a plinth process: `kubectl(...)` answers code and output, `ok(...)` its stdout
+ * and fails the test (with the server's last log lines) when kubectl fails.
+ */
+export function kubectlOf(plinth: () => PlinthProcess): {
+  kubectl(...args: string[]): { code: number; stdout: string; stderr: string };
+  ok(...args: string[]): string;
+} {
+  const kubectl = (...args: string[]): { code: number; stdout: string; stderr: string } => {
+    const r = spawnSync(kubectlPath(), ['--kubeconfig', plinth().kubeconfig, ...args], { encoding: 'utf8', timeout: 60_000 });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+  const ok = (...args: string[]): string => {
+    const r = kubectl(...args);
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}\n--- server log ---\n${plinth().output().slice(-2000)}`);
+    return r.stdout;
+  };
+  return { kubectl, ok };
 }
 
 /**

@@ -4,24 +4,14 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { kubectlPath, startProcess, tempDir, eventually, type PlinthProcess } from './harness.js';
+import { kubectlOf, startProcess, tempDir, eventually, type PlinthProcess } from './harness.js';
 
 let dataDir: string;
 let plinth: PlinthProcess;
 
-function kubectl(...args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(kubectlPath(), ['--kubeconfig', plinth.kubeconfig, ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function ok(...args: string[]): string {
-  const r = kubectl(...args);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}\n--- server log ---\n${plinth.output().slice(-2000)}`);
-  return r.stdout;
-}
+const { kubectl, ok } = kubectlOf(() => plinth);
 
 before(async () => {
   dataDir = tempDir('plinth-e2e-');
