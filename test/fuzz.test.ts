@@ -1510,6 +1510,13 @@ class RequestGenerator {
             { $retainKeys: ['__proto__', 'constructor', 'metadata'] },
           ]),
         );
+        // `$setElementOrder/<k>` beside a <k> that is no list is one of kube's own 500s.
+        for (const m of [patch, metadataOf(patch)]) {
+          for (const k of Object.keys(m)) {
+            const field = k.startsWith('$setElementOrder/') ? k.slice('$setElementOrder/'.length) : undefined;
+            if (field !== undefined && Object.prototype.hasOwnProperty.call(m, field) && !Array.isArray(m[field])) delete m[k];
+          }
+        }
       }
     }
     const { body, intact } = this.#finish(patch, 'json', deep.spec, tags);
