@@ -6,6 +6,7 @@
  */
 import type { ResourceDefinition } from '../catalog.js';
 import { admissionregistrationGroup } from './admissionregistration/index.js';
+import { appsGroup } from './apps/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
@@ -19,6 +20,7 @@ export function builtinResources(): ResourceDefinition[] {
   return [
     ...coreGroup,
     // kube's /apis order: apiregistration, apps, events.k8s.io, authentication, authorization, ...
+    ...appsGroup,
     ...eventsGroup,
     ...authenticationGroup,
     ...authorizationGroup,
@@ -31,6 +33,7 @@ export function builtinResources(): ResourceDefinition[] {
 }
 
 export * from './core/index.js';
+export * from './apps/index.js';
 export * from './events/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
