@@ -10,6 +10,7 @@ import { appsGroup } from './apps/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
+import { batchGroup } from './batch/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
@@ -24,6 +25,8 @@ export function builtinResources(): ResourceDefinition[] {
     ...eventsGroup,
     ...authenticationGroup,
     ...authorizationGroup,
+    // autoscaling, batch, certificates, networking, policy precede rbac in kube 1.24's /apis order.
+    ...batchGroup,
     ...rbacGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
@@ -35,6 +38,7 @@ export function builtinResources(): ResourceDefinition[] {
 export * from './core/index.js';
 export * from './apps/index.js';
 export * from './events/index.js';
+export * from './batch/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
 export * from './rbac/index.js';
