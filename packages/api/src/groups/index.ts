@@ -6,9 +6,11 @@
  */
 import type { ResourceDefinition } from '../catalog.js';
 import { admissionregistrationGroup } from './admissionregistration/index.js';
+import { appsGroup } from './apps/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
+import { batchGroup } from './batch/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
@@ -19,9 +21,12 @@ export function builtinResources(): ResourceDefinition[] {
   return [
     ...coreGroup,
     // kube's /apis order: apiregistration, apps, events.k8s.io, authentication, authorization, ...
+    ...appsGroup,
     ...eventsGroup,
     ...authenticationGroup,
     ...authorizationGroup,
+    // autoscaling, batch, certificates, networking, policy precede rbac in kube 1.24's /apis order.
+    ...batchGroup,
     ...rbacGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
@@ -31,7 +36,9 @@ export function builtinResources(): ResourceDefinition[] {
 }
 
 export * from './core/index.js';
+export * from './apps/index.js';
 export * from './events/index.js';
+export * from './batch/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
 export * from './rbac/index.js';
