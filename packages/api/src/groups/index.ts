@@ -7,6 +7,7 @@
 import type { ResourceDefinition } from '../catalog.js';
 import { admissionregistrationGroup } from './admissionregistration/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
+import { autoscalingGroup } from './autoscaling/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
 import { coordinationGroup } from './coordination/index.js';
@@ -22,6 +23,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...eventsGroup,
     ...authenticationGroup,
     ...authorizationGroup,
+    ...autoscalingGroup,
     ...rbacGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
@@ -38,5 +40,6 @@ export * from './rbac/index.js';
 export * from './admissionregistration/index.js';
 export * from './apiextensions/index.js';
 export * from './coordination/index.js';
+export * from './autoscaling/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';
