@@ -44,7 +44,14 @@ describe('builtinResources', () => {
       'selfsubjectaccessreviews',
       'selfsubjectrulesreviews',
       'subjectaccessreviews',
+      'horizontalpodautoscalers',
+      'horizontalpodautoscalers',
+      'horizontalpodautoscalers',
+      'horizontalpodautoscalers',
       'cronjobs', 'jobs', 'cronjobs',
+      'poddisruptionbudgets',
+      'poddisruptionbudgets',
+      'podsecuritypolicies',
       'clusterroles',
       'clusterrolebindings',
       'roles',
@@ -63,7 +70,7 @@ describe('builtinResources', () => {
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs', 'roles', 'rolebindings', 'leases']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'horizontalpodautoscalers', 'cronjobs', 'jobs', 'poddisruptionbudgets', 'roles', 'rolebindings', 'leases']);
   });
 
   it("takes every kind's schema from the schema source, with its list kind", () => {

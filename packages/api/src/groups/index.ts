@@ -8,6 +8,8 @@ import type { ResourceDefinition } from '../catalog.js';
 import { admissionregistrationGroup } from './admissionregistration/index.js';
 import { appsGroup } from './apps/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
+import { autoscalingGroup } from './autoscaling/index.js';
+import { policyGroup } from './policy/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
 import { batchGroup } from './batch/index.js';
@@ -26,7 +28,9 @@ export function builtinResources(): ResourceDefinition[] {
     ...authenticationGroup,
     ...authorizationGroup,
     // autoscaling, batch, certificates, networking, policy precede rbac in kube 1.24's /apis order.
+    ...autoscalingGroup,
     ...batchGroup,
+    ...policyGroup,
     ...rbacGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
@@ -45,5 +49,7 @@ export * from './rbac/index.js';
 export * from './admissionregistration/index.js';
 export * from './apiextensions/index.js';
 export * from './coordination/index.js';
+export * from './autoscaling/index.js';
+export * from './policy/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';
