@@ -13,6 +13,7 @@ import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
 import { rbacGroup } from './rbac/index.js';
+import { schedulingGroup } from './scheduling/index.js';
 
 /** Every built-in resource, in registration (and discovery) order. */
 export function builtinResources(): ResourceDefinition[] {
@@ -26,6 +27,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
     ...apiextensionsGroup,
+    ...schedulingGroup,
     ...coordinationGroup,
   ];
 }
@@ -38,5 +40,6 @@ export * from './rbac/index.js';
 export * from './admissionregistration/index.js';
 export * from './apiextensions/index.js';
 export * from './coordination/index.js';
+export * from './scheduling/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';
