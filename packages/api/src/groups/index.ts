@@ -12,6 +12,7 @@ import { authorizationGroup } from './authorization/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
+import { networkingGroup } from './networking/index.js';
 import { nodeGroup } from './node/index.js';
 import { rbacGroup } from './rbac/index.js';
 import { schedulingGroup } from './scheduling/index.js';
@@ -24,6 +25,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...eventsGroup,
     ...authenticationGroup,
     ...authorizationGroup,
+    ...networkingGroup,
     ...rbacGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
@@ -44,5 +46,6 @@ export * from './apiextensions/index.js';
 export * from './coordination/index.js';
 export * from './scheduling/index.js';
 export * from './node/index.js';
+export * from './networking/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';
