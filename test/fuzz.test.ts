@@ -392,6 +392,19 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
         ...base,
         spec: { seLinux: { rule: 'RunAsAny' }, runAsUser: { rule: 'RunAsAny' }, supplementalGroups: { rule: 'RunAsAny' }, fsGroup: { rule: 'RunAsAny' }, volumes: ['configMap', 'secret', 'emptyDir'] },
       };
+    case 'Ingress':
+      return {
+        ...base,
+        spec: { rules: [{ host: rng.pick(['example.com', '*.example.com']), http: { paths: [{ path: '/', pathType: rng.pick(['Prefix', 'Exact', 'ImplementationSpecific']), backend: { service: { name: 'web', port: rng.chance(0.5) ? { number: 80 } : { name: 'http' } } } }] } }] },
+      };
+    case 'IngressClass':
+      return { ...base, spec: { controller: 'example.com/ingress-controller' } };
+    case 'NetworkPolicy':
+      return { ...base, spec: { podSelector: { matchLabels: { app: 'fuzz' } }, ingress: [{ from: [{ podSelector: {} }], ports: [{ port: 80 }] }] } };
+    case 'PriorityClass':
+      return { ...base, value: rng.pick([0, 1000, 1_000_000]), description: 'fuzzed' };
+    case 'RuntimeClass':
+      return { ...base, handler: rng.pick(['runc', 'kata']) };
     default:
       return base;
   }

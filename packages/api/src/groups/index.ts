@@ -16,7 +16,10 @@ import { batchGroup } from './batch/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
+import { networkingGroup } from './networking/index.js';
+import { nodeGroup } from './node/index.js';
 import { rbacGroup } from './rbac/index.js';
+import { schedulingGroup } from './scheduling/index.js';
 
 /** Every built-in resource, in registration (and discovery) order. */
 export function builtinResources(): ResourceDefinition[] {
@@ -30,12 +33,15 @@ export function builtinResources(): ResourceDefinition[] {
     // autoscaling, batch, certificates, networking, policy precede rbac in kube 1.24's /apis order.
     ...autoscalingGroup,
     ...batchGroup,
+    ...networkingGroup,
     ...policyGroup,
     ...rbacGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
     ...apiextensionsGroup,
+    ...schedulingGroup,
     ...coordinationGroup,
+    ...nodeGroup,
   ];
 }
 
@@ -51,5 +57,8 @@ export * from './apiextensions/index.js';
 export * from './coordination/index.js';
 export * from './autoscaling/index.js';
 export * from './policy/index.js';
+export * from './scheduling/index.js';
+export * from './node/index.js';
+export * from './networking/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';
