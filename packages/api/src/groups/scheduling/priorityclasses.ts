@@ -21,8 +21,8 @@ export const SYSTEM_PRIORITY_CLASS_PREFIX = 'system-';
 
 /** kube's SystemPriorityClasses (pkg/apis/scheduling/v1/helpers.go), as the bootstrap creates them. */
 export const SYSTEM_PRIORITY_CLASSES: ReadonlyArray<{ name: string; value: number; description: string }> = [
-  { name: 'system-node-critical', value: SYSTEM_CRITICAL_PRIORITY + 1000, description: 'Used for system critical pods that must not be moved from their current node.' },
-  { name: 'system-cluster-critical', value: SYSTEM_CRITICAL_PRIORITY, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
+  { name: 'system-node-critical', value: SYSTEM_CRITICAL_PRIORITY + 1000, description: 'System critical pods that stay on their node.' },
+  { name: 'system-cluster-critical', value: SYSTEM_CRITICAL_PRIORITY, description: 'System critical pods that must run, on any node.' },
 ];
 
 /** Whether `name` is one of the system classes (kube's REST.Delete refuses to delete them). */
