@@ -2,5 +2,8 @@ export * from './interfaces.js';
 export * from './namespace-lifecycle.js';
 export * from './namespace-exists.js';
 export * from './always.js';
+export * from './priority.js';
+export * from './runtimeclass.js';
+export * from './default-ingress-class.js';
 export * from './plugins.js';
 export * from './webhook/index.js';

@@ -8,11 +8,15 @@
  * not implement (they admit Pods, Nodes, PersistentVolumes, ... which plinth does not serve) is
  * off, and enabling it fails start-up: accepting it would promise a check that never runs.
  */
+import type { StoredObject } from '@plinth/api';
 import type { AdmissionChain, AdmissionPlugin } from './interfaces.js';
 import { createAdmissionChain } from './interfaces.js';
 import { alwaysAdmit, alwaysDeny } from './always.js';
 import { createNamespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle.js';
 import { createNamespaceExists } from './namespace-exists.js';
+import { createPriority } from './priority.js';
+import { createRuntimeClass } from './runtimeclass.js';
+import { createDefaultIngressClass } from './default-ingress-class.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -24,6 +28,12 @@ export interface PluginDeps {
    */
   mutatingWebhook?: () => AdmissionPlugin;
   validatingWebhook?: () => AdmissionPlugin;
+  /**
+   * The objects of a cluster-scoped built-in resource as the watch cache has them (kube's
+   * informer listers: PriorityClasses, RuntimeClasses, IngressClasses). Unset: the plugins that
+   * read them are not built.
+   */
+  listObjects?: (group: string, version: string, plural: string) => Promise<StoredObject[]>;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -59,7 +69,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'PodSecurity', on },
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off },
-  { name: 'Priority', on },
+  { name: 'Priority', on, build: (d) => d.listObjects && createPriority(() => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses')) },
   { name: 'DefaultTolerationSeconds', on },
   { name: 'PodTolerationRestriction', on: off },
   { name: 'EventRateLimit', on: off },
@@ -69,11 +79,11 @@ const REGISTRY: readonly Registration[] = [
   { name: 'StorageObjectInUseProtection', on },
   { name: 'OwnerReferencesPermissionEnforcement', on: off },
   { name: 'PersistentVolumeClaimResize', on },
-  { name: 'RuntimeClass', on },
+  { name: 'RuntimeClass', on, build: (d) => d.listObjects && createRuntimeClass(() => d.listObjects!('node.k8s.io', 'v1', 'runtimeclasses')) },
   { name: 'CertificateApproval', on },
   { name: 'CertificateSigning', on },
   { name: 'CertificateSubjectRestriction', on },
-  { name: 'DefaultIngressClass', on },
+  { name: 'DefaultIngressClass', on, build: (d) => d.listObjects && createDefaultIngressClass(() => d.listObjects!('networking.k8s.io', 'v1', 'ingressclasses')) },
   { name: 'DenyServiceExternalIPs', on: off },
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },
