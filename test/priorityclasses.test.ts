@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { kubectlPath, usePlinth } from './harness.js';
+import { eventually, kubectlPath, usePlinth } from './harness.js';
 import { causeFields, expectCode, expectStatus } from './assertions.js';
 
 const env = usePlinth();
@@ -84,6 +84,8 @@ describe('priorityclasses', () => {
     expectCode(await env.plinth.client.post(PC, pc('default-one', 100, { globalDefault: true })), 201);
     const second = await env.plinth.client.post(PC, pc('default-two', 200, { globalDefault: true }));
     expectStatus(second, 403, 'Forbidden', 'priorityclasses.scheduling.k8s.io "default-two" is forbidden: PriorityClass default-one is already marked as default. Only one default can exist');
+    // kube's plugin reads the default class from its informer: once the cache has it, pods get it.
+    await eventually(async () => ((await env.plinth.client.get(`${PC}?resourceVersion=0`)).body.items as { metadata: { name: string } }[]).some((c) => c.metadata.name === 'default-one'), 10_000, 'the default class in the watch cache');
     const p = await env.plinth.client.post(PODS, pod('p5'));
     expectCode(p, 201);
     assert.equal(p.body.spec.priority, 100);

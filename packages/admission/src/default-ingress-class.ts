@@ -8,8 +8,8 @@ import type { StoredObject } from '@plinth/api';
 import type { AdmissionPlugin } from './interfaces.js';
 import { admissionForbidden, isMainResource } from './forbidden.js';
 
-/** The IngressClasses as the informer has them. */
-export type IngressClassLister = () => Promise<StoredObject[]>;
+/** The IngressClasses as the informer has them, or as etcd has them now (`fresh`). */
+export type IngressClassLister = (fresh?: boolean) => Promise<StoredObject[]>;
 
 export const ANNOTATION_IS_DEFAULT_INGRESS_CLASS = 'ingressclass.kubernetes.io/is-default-class';
 const ANNOTATION_INGRESS_CLASS = 'kubernetes.io/ingress.class';
@@ -25,7 +25,8 @@ export function createDefaultIngressClass(list: IngressClassLister): AdmissionPl
       const spec = ing['spec'] as Record<string, unknown>;
       if (spec['ingressClassName'] != null) return;
       if (ing.metadata.annotations && ANNOTATION_INGRESS_CLASS in ing.metadata.annotations) return;
-      const defaults = (await list()).filter((c) => c.metadata.annotations?.[ANNOTATION_IS_DEFAULT_INGRESS_CLASS] === 'true');
+      // Read consistently (ingress writes are rare): a default class created a moment ago counts.
+      const defaults = (await list(true)).filter((c) => c.metadata.annotations?.[ANNOTATION_IS_DEFAULT_INGRESS_CLASS] === 'true');
       if (defaults.length === 0) return;
       // kube wraps an InternalError in the Forbidden: its text leads the reason.
       if (defaults.length > 1) throw admissionForbidden(attrs, `Internal error occurred: ${defaults.length} default IngressClasses were found, only 1 allowed`);

@@ -33,7 +33,7 @@ export interface PluginDeps {
    * informer listers: PriorityClasses, RuntimeClasses, IngressClasses). Unset: the plugins that
    * read them are not built.
    */
-  listObjects?: (group: string, version: string, plural: string) => Promise<StoredObject[]>;
+  listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean }) => Promise<StoredObject[]>;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -69,7 +69,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'PodSecurity', on },
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off },
-  { name: 'Priority', on, build: (d) => d.listObjects && createPriority(() => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses')) },
+  { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
   { name: 'DefaultTolerationSeconds', on },
   { name: 'PodTolerationRestriction', on: off },
   { name: 'EventRateLimit', on: off },
@@ -79,11 +79,11 @@ const REGISTRY: readonly Registration[] = [
   { name: 'StorageObjectInUseProtection', on },
   { name: 'OwnerReferencesPermissionEnforcement', on: off },
   { name: 'PersistentVolumeClaimResize', on },
-  { name: 'RuntimeClass', on, build: (d) => d.listObjects && createRuntimeClass(() => d.listObjects!('node.k8s.io', 'v1', 'runtimeclasses')) },
+  { name: 'RuntimeClass', on, build: (d) => d.listObjects && createRuntimeClass((fresh) => d.listObjects!('node.k8s.io', 'v1', 'runtimeclasses', { fresh })) },
   { name: 'CertificateApproval', on },
   { name: 'CertificateSigning', on },
   { name: 'CertificateSubjectRestriction', on },
-  { name: 'DefaultIngressClass', on, build: (d) => d.listObjects && createDefaultIngressClass(() => d.listObjects!('networking.k8s.io', 'v1', 'ingressclasses')) },
+  { name: 'DefaultIngressClass', on, build: (d) => d.listObjects && createDefaultIngressClass((fresh) => d.listObjects!('networking.k8s.io', 'v1', 'ingressclasses', { fresh })) },
   { name: 'DenyServiceExternalIPs', on: off },
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },

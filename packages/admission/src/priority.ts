@@ -9,8 +9,8 @@ import { internalError, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from './interfaces.js';
 import { admissionForbidden, isMainResource } from './forbidden.js';
 
-/** The PriorityClasses as the informer has them. */
-export type PriorityClassLister = () => Promise<StoredObject[]>;
+/** The PriorityClasses as the informer has them, or as etcd has them now (`fresh`). */
+export type PriorityClassLister = (fresh?: boolean) => Promise<StoredObject[]>;
 
 function defaultClassOf(classes: StoredObject[]): StoredObject | undefined {
   let found: StoredObject | undefined;
@@ -46,7 +46,10 @@ export function createPriority(list: PriorityClassLister): AdmissionPlugin {
       spec['priorityClassName'] = dpc?.metadata.name ?? '';
       if (!spec['priorityClassName']) delete spec['priorityClassName'];
     } else {
-      const pc = (await list()).find((c) => c.metadata.name === className);
+      // The cache first; a class it does not have yet (created a moment ago) is looked up in etcd
+      // before the pod is refused, so a client that creates a class and then its pods is not refused.
+      const named = (c: StoredObject): boolean => c.metadata.name === className;
+      const pc = (await list()).find(named) ?? (await list(true)).find(named);
       if (!pc) throw admissionForbidden(attrs, `no PriorityClass with name ${className} was found`);
       priority = typeof pc['value'] === 'number' ? pc['value'] : 0;
       policy = pc['preemptionPolicy'];
@@ -75,7 +78,7 @@ export function createPriority(list: PriorityClassLister): AdmissionPlugin {
       if (attrs.object['globalDefault'] !== true) return;
       let dpc: StoredObject | undefined;
       try {
-        dpc = defaultClassOf(await list());
+        dpc = defaultClassOf(await list(true));
       } catch (e) {
         throw internalError(new Error(`failed to get default priority class: ${String(e)}`));
       }

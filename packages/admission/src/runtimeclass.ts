@@ -10,8 +10,8 @@ import type { StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from './interfaces.js';
 import { admissionForbidden, isMainResource } from './forbidden.js';
 
-/** The RuntimeClasses as the informer has them. */
-export type RuntimeClassLister = () => Promise<StoredObject[]>;
+/** The RuntimeClasses as the informer has them, or as etcd has them now (`fresh`). */
+export type RuntimeClassLister = (fresh?: boolean) => Promise<StoredObject[]>;
 
 type Toleration = Record<string, unknown>;
 
@@ -60,7 +60,9 @@ export function createRuntimeClass(list: RuntimeClassLister): AdmissionPlugin {
     const spec = pod['spec'] as Record<string, unknown>;
     const name = spec['runtimeClassName'];
     if (typeof name !== 'string') return { spec, rc: undefined };
-    const rc = (await list()).find((c) => c.metadata.name === name);
+    // A class the cache does not have yet is looked up in etcd before the pod is refused.
+    const named = (c: StoredObject): boolean => c.metadata.name === name;
+    const rc = (await list()).find(named) ?? (await list(true)).find(named);
     if (!rc) throw admissionForbidden(attrs, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`);
     return { spec, rc };
   };

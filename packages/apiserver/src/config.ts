@@ -252,8 +252,10 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name, opts) => getNamespace('', name, opts),
-      // The informer listers of the Priority, RuntimeClass and DefaultIngressClass plugins.
-      listObjects: async (group, version, plural) => (await storeOf.get(def(group, version, plural))!.list(keys.collectionPrefix(storagePathOf(def(group, version, plural))), { resourceVersion: '0' })).items,
+      // The informer listers of the Priority, RuntimeClass and DefaultIngressClass plugins: the watch
+      // cache, or etcd itself (`fresh`) where a plugin would refuse a name the cache may not have yet.
+      listObjects: async (group, version, plural, opts) =>
+        (await storeOf.get(def(group, version, plural))!.list(keys.collectionPrefix(storagePathOf(def(group, version, plural))), opts?.fresh ? {} : { resourceVersion: '0' })).items,
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
