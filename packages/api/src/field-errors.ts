@@ -19,7 +19,7 @@ export type FieldErrorType =
 export interface FieldError {
   type: FieldErrorType;
   field: string;
-  /** The offending value; omitted for Required/Forbidden/TooMany as kube does. */
+  /** The offending value; omitted for Required/Forbidden/TooLong as kube does (TooMany prints the count). */
   value?: unknown;
   hasValue: boolean;
   detail: string;
@@ -96,7 +96,8 @@ export const fieldErr = {
   tooMany: (field: string, actual: number, max: number): FieldError => ({
     type: 'FieldValueTooMany',
     field,
-    hasValue: false,
+    // apimachinery 1.24's ErrorBody prints a TooMany's actual count (`Too many: 101: must have at most 100 items`).
+    hasValue: true,
     detail: `must have at most ${max} items`,
     value: actual,
   }),

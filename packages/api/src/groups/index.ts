@@ -15,6 +15,7 @@ import { authorizationGroup } from './authorization/index.js';
 import { batchGroup } from './batch/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
+import { discoveryGroup } from './discovery/index.js';
 import { eventsGroup } from './events/index.js';
 import { networkingGroup } from './networking/index.js';
 import { nodeGroup } from './node/index.js';
@@ -42,6 +43,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...schedulingGroup,
     ...coordinationGroup,
     ...nodeGroup,
+    ...discoveryGroup,
   ];
 }
 
@@ -60,5 +62,6 @@ export * from './policy/index.js';
 export * from './scheduling/index.js';
 export * from './node/index.js';
 export * from './networking/index.js';
+export * from './discovery/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';

@@ -17,12 +17,16 @@
  * - The cluster-IP and node-port repair loops (repair.ts) run here as in kube, and the first pass
  *   waits for their first success (nothing can be allocated before it).
  *
- * kube also mirrors the Endpoints to an EndpointSlice `kubernetes`; plinth does not serve
- * discovery.k8s.io yet, so there is none.
+ * - After each pass (written or not) the EndpointSlice `default/kubernetes` follows the Endpoints
+ *   as kube's EndpointsAdapter keeps it (pkg/controlplane/reconcilers/endpointsadapter.go): label
+ *   `kubernetes.io/service-name: kubernetes`, address type IPv4 (IPv6 when every address is),
+ *   one ready endpoint per address of that family, the Endpoints' ports; created when absent,
+ *   replaced when its address type differs, updated only when endpoints, ports or labels differ.
  */
-import { type Endpoints, type EndpointPort, type IPFamilyName, type Service, type ServicePort, isAlreadyExists, isConflict } from '@plinth/api';
+import { type Endpoints, type EndpointPort, type IPFamilyName, type Service, type ServicePort, type StoredObject, isAlreadyExists, isConflict } from '@plinth/api';
+import { isDeepStrictEqual } from 'node:util';
 import { type Store, isStorageError, normalizePrefix } from '@plinth/storage';
-import { type ObjectClient, createStorageEndpointsClient, createStorageServiceClient } from './object-clients.js';
+import { type DeletingObjectClient, type ObjectClient, createStorageEndpointSliceClient, createStorageEndpointsClient, createStorageServiceClient } from './object-clients.js';
 import { type RepairEvent, type RepairLoop, createClusterIPRepair, createNodePortRepair } from './repair.js';
 import type { ServiceREST } from './service-rest.js';
 
@@ -34,6 +38,8 @@ export const DEFAULT_RECONCILE_INTERVAL_MS = 10_000;
 const INITIAL_REPAIR_TIMEOUT_MS = 60_000;
 /** kube's discoveryv1.LabelSkipMirror: the EndpointSlice mirroring controller leaves these Endpoints alone. */
 const LABEL_SKIP_MIRROR = 'endpointslice.kubernetes.io/skip-mirror';
+/** kube's discoveryv1.LabelServiceName. */
+const LABEL_SERVICE_NAME = 'kubernetes.io/service-name';
 
 export interface KubernetesServiceOptions {
   /** The raw etcd store (the leases are read from etcd, never a cache). */
@@ -57,6 +63,8 @@ export interface KubernetesServiceOptions {
   /** Access to the two resources; default: the storage-backed clients (object-clients.ts). */
   services?: ObjectClient<Service>;
   endpoints?: ObjectClient<Endpoints>;
+  /** discovery.k8s.io/v1 EndpointSlices; default the storage-backed client. */
+  endpointSlices?: DeletingObjectClient<StoredObject>;
   log?: (msg: string, fields: Record<string, unknown>) => void;
   /** Warning Events of the repair loops (kube records them on the Services). */
   onRepairEvent?: (event: RepairEvent) => void;
@@ -107,6 +115,56 @@ function samePorts(actual: EndpointPort[] | undefined, want: EndpointPort[]): bo
   return a.length === want.length && want.every((p, i) => a[i]!.name === p.name && a[i]!.port === p.port && a[i]!.protocol === p.protocol && a[i]!.appProtocol === undefined);
 }
 
+/** kube's endpointSliceFromEndpoints: the first subset as one IPv4 (or all-IPv6) discovery.k8s.io/v1 EndpointSlice. */
+export function endpointSliceFromEndpoints(e: Endpoints): StoredObject {
+  const name = e.metadata.name ?? '';
+  const slice: StoredObject = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name, namespace: e.metadata.namespace ?? 'default', labels: { [LABEL_SERVICE_NAME]: name } },
+    addressType: 'IPv4',
+    endpoints: [],
+  };
+  const subset = e.subsets?.[0];
+  if (!subset) return slice;
+  slice['ports'] = (subset.ports ?? []).map((p) => ({ name: p.name ?? '', port: p.port ?? 0, protocol: p.protocol ?? 'TCP' }));
+  const ready = subset.addresses ?? [];
+  const notReady = subset.notReadyAddresses ?? [];
+  const all = [...ready, ...notReady];
+  const ipv6 = all.length > 0 && all.every((a) => (a.ip ?? '').includes(':'));
+  if (ipv6) slice['addressType'] = 'IPv6';
+  const endpointsOf = (addresses: typeof ready, isReady: boolean) =>
+    addresses
+      .filter((a) => (a.ip ?? '').includes(':') === ipv6)
+      .map((a) => ({ addresses: [a.ip ?? ''], conditions: { ready: isReady }, ...(a.targetRef ? { targetRef: a.targetRef } : {}), ...(a.nodeName !== undefined ? { nodeName: a.nodeName } : {}) }));
+  slice['endpoints'] = [...endpointsOf(ready, true), ...endpointsOf(notReady, false)];
+  return slice;
+}
+
+/** kube's EnsureEndpointSliceFromEndpoints: create, replace (address type changed) or update the slice when it differs. */
+async function ensureEndpointSlice(slices: DeletingObjectClient<StoredObject>, e: Endpoints): Promise<void> {
+  const want = endpointSliceFromEndpoints(e);
+  const ns = want.metadata.namespace ?? 'default';
+  const name = want.metadata.name ?? '';
+  const current = await slices.get(ns, name);
+  if (!current) {
+    try {
+      await slices.create(want);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    return;
+  }
+  if (current['addressType'] !== want['addressType']) {
+    await slices.delete(ns, name);
+    await slices.create(want);
+    return;
+  }
+  if (isDeepStrictEqual(current['endpoints'] ?? [], want['endpoints']) && isDeepStrictEqual(current['ports'] ?? [], want['ports'] ?? []) && isDeepStrictEqual(current.metadata.labels ?? {}, want.metadata.labels)) return;
+  // As kube's adapter: an unconditional update with the computed object (no resourceVersion).
+  await slices.update(want);
+}
+
 /** Go's `bytes.Compare` order of strings (kube sorts endpoint addresses by IP bytes). */
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -130,6 +188,7 @@ export function createKubernetesServiceController(opts: KubernetesServiceOptions
   const masterLeases = leases(opts.store, prefix, ttl);
   const services = opts.services ?? createStorageServiceClient({ store: opts.store, rest: opts.rest, etcdPrefix: prefix });
   const endpoints = opts.endpoints ?? createStorageEndpointsClient({ store: opts.store, etcdPrefix: prefix });
+  const slices = opts.endpointSlices ?? createStorageEndpointSliceClient({ store: opts.store, etcdPrefix: prefix });
   const endpointPorts: EndpointPort[] = [{ name: 'https', port: opts.securePort, protocol: 'TCP' }];
   const servicePorts: ServicePort[] = [{ name: 'https', protocol: 'TCP', port: opts.servicePort ?? 443, targetPort: opts.securePort }];
   const family: IPFamilyName = opts.rest.ranges.primary.family;
@@ -192,19 +251,22 @@ export function createKubernetesServiceController(opts: KubernetesServiceOptions
     const portsCorrect = formatCorrect && (!reconcilePorts || samePorts(sub!.ports, endpointPorts));
     const have = formatCorrect ? (sub!.addresses ?? []).map((a) => a.ip ?? '') : [];
     const ipsCorrect = formatCorrect && have.length === ips.length && new Set(have).size === have.length && have.every((a) => ips.includes(a));
-    if (!labelChanged && formatCorrect && ipsCorrect && portsCorrect) return;
+    if (!labelChanged && formatCorrect && ipsCorrect && portsCorrect) return ensureEndpointSlice(slices, e);
     if (!formatCorrect) e.subsets = [{ addresses: [], ports: structuredClone(endpointPorts) }];
     const subset = e.subsets![0]!;
     if (!formatCorrect || !ipsCorrect) subset.addresses = [...ips].sort(byBytes).map((a) => ({ ip: a }));
     if (!portsCorrect) subset.ports = structuredClone(endpointPorts);
     log('resetting endpoints for the kubernetes service', { addresses: ips });
-    if (current) await endpoints.update(e);
+    // kube's EndpointsAdapter: the slice follows a successful write (not a lost create race).
+    if (current) await ensureEndpointSlice(slices, await endpoints.update(e));
     else {
+      let created: Endpoints | undefined;
       try {
-        await endpoints.create(e);
+        created = await endpoints.create(e);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
       }
+      if (created) await ensureEndpointSlice(slices, created);
     }
   };
 

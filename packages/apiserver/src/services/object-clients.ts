@@ -26,6 +26,8 @@ import {
   validateEndpoints,
   validateObjectMeta,
   validateObjectMetaUpdate,
+  validateEndpointSlice,
+  validateEndpointSliceUpdate,
   validateServiceCreate,
   validateServiceUpdate,
 } from '@plinth/api';
@@ -44,6 +46,7 @@ export interface ObjectClient<T extends StoredObject> {
 
 const SERVICES = { group: '', resource: 'services' };
 const ENDPOINTS = { group: '', resource: 'endpoints' };
+const ENDPOINT_SLICES = { group: 'discovery.k8s.io', resource: 'endpointslices' };
 
 async function getOrUndefined<T extends StoredObject>(store: Store, key: string): Promise<T | undefined> {
   try {
@@ -157,6 +160,62 @@ export function createStorageEndpointsClient(opts: { store: Store; etcdPrefix?: 
       const ep = structuredClone(obj);
       defaultEndpoints(ep);
       return casUpdate(opts.store, key(ep.metadata.namespace ?? '', ep.metadata.name ?? ''), ep, ENDPOINTS, async (next, old) => check(next, old));
+    },
+  };
+}
+
+/** A client that can also delete (the EndpointSlice a changed address type replaces). */
+export interface DeletingObjectClient<T extends StoredObject> extends ObjectClient<T> {
+  /** 404 NotFound when absent. */
+  delete(namespace: string, name: string): Promise<void>;
+}
+
+/**
+ * discovery.k8s.io/v1 EndpointSlices in etcd under kube's key (`<prefix>/endpointslices/…`),
+ * given a generation and validated as kube's EndpointSlice strategy does for a v1 write (the
+ * reconciler never writes deprecatedTopology, so nothing is dropped).
+ */
+export function createStorageEndpointSliceClient(opts: { store: Store; etcdPrefix?: string }): DeletingObjectClient<StoredObject> {
+  const prefix = normalizePrefix(opts.etcdPrefix ?? '/registry');
+  const key = (ns: string, name: string): string => `${prefix}/endpointslices/${ns}/${name}`;
+  const check = (slice: StoredObject, old?: StoredObject): void => {
+    const errs = [
+      ...validateObjectMeta(slice.metadata, true, nameIsDNSSubdomain),
+      ...(old ? validateObjectMetaUpdate(slice.metadata, old.metadata) : []),
+      ...validateEndpointSlice(slice),
+      ...(old ? validateEndpointSliceUpdate(slice, old) : []),
+    ];
+    if (errs.length > 0) throw invalid({ group: 'discovery.k8s.io', kind: 'EndpointSlice' }, slice.metadata.name ?? '', errs);
+  };
+  return {
+    get: (ns, name) => getOrUndefined<StoredObject>(opts.store, key(ns, name)),
+    async create(obj) {
+      const slice = structuredClone(obj);
+      stamp(slice);
+      slice.metadata.generation = 1;
+      check(slice);
+      try {
+        return await opts.store.create(key(slice.metadata.namespace ?? '', slice.metadata.name ?? ''), slice);
+      } catch (e) {
+        if (isStorageError(e, 'KeyExists')) throw alreadyExists(ENDPOINT_SLICES, slice.metadata.name ?? '');
+        throw e;
+      }
+    },
+    update(obj) {
+      const slice = structuredClone(obj);
+      return casUpdate(opts.store, key(slice.metadata.namespace ?? '', slice.metadata.name ?? ''), slice, ENDPOINT_SLICES, async (next, old) => {
+        // The reconciler writes only when endpoints, ports or labels changed: kube bumps the generation.
+        next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+        check(next, old);
+      });
+    },
+    async delete(ns, name) {
+      try {
+        await opts.store.delete(key(ns, name));
+      } catch (e) {
+        if (isStorageError(e, 'NotFound')) throw notFound(ENDPOINT_SLICES, name);
+        throw e;
+      }
     },
   };
 }
