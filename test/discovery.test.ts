@@ -74,3 +74,18 @@ test('health endpoints answer 200 without credentials; verbose lists checks; oth
   assert.equal(denied.body.reason, 'Forbidden');
   assert.equal((await env.plinth.client.get('/healthz', { token: 'wrong' })).status, 401);
 });
+
+test('discovery.k8s.io: after node.k8s.io in /apis, v1 preferred over v1beta1, endpointslices namespaced with every verb and no short name', async () => {
+  const apis = (await env.plinth.client.get('/apis')).body;
+  const names = apis.groups.map((g: { name: string }) => g.name);
+  assert.equal(names.indexOf('discovery.k8s.io'), names.indexOf('node.k8s.io') + 1);
+  const group = apis.groups[names.indexOf('discovery.k8s.io')];
+  assert.deepEqual(group.versions.map((v: { version: string }) => v.version), ['v1', 'v1beta1']);
+  assert.deepEqual(group.preferredVersion, { groupVersion: 'discovery.k8s.io/v1', version: 'v1' });
+  for (const version of ['v1', 'v1beta1']) {
+    const list = (await env.plinth.client.get(`/apis/discovery.k8s.io/${version}`)).body;
+    assert.deepEqual(list.resources.map((r: { name: string }) => r.name), ['endpointslices']);
+    const r = list.resources[0];
+    assert.deepEqual([r.namespaced, r.kind, r.shortNames, r.verbs], [true, 'EndpointSlice', undefined, ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']]);
+  }
+});

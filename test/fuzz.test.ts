@@ -405,6 +405,8 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, value: rng.pick([0, 1000, 1_000_000]), description: 'fuzzed' };
     case 'RuntimeClass':
       return { ...base, handler: rng.pick(['runc', 'kata']) };
+    case 'EndpointSlice':
+      return { ...base, addressType: 'IPv4', endpoints: [{ addresses: [rng.pick(['10.0.0.1', '10.0.0.2'])], conditions: { ready: rng.chance(0.5) } }], ports: [{ name: 'http', port: rng.pick([80, 8080]) }] };
     default:
       return base;
   }

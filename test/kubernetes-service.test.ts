@@ -2,7 +2,8 @@
  * The `kubernetes` Service and its Endpoints kept by two reconcilers on one real etcd, as kube
  * 1.24's bootstrap controller with the lease reconciler: each replica's advertise address leased
  * under /registry/masterleases, the live ones listed (kube's order), a stopped replica removed at
- * once, a dead one (no more refreshes) dropped when its etcd lease expires.
+ * once, a dead one (no more refreshes) dropped when its etcd lease expires; the `kubernetes`
+ * EndpointSlice following the Endpoints.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -80,9 +81,18 @@ test('two replicas: the Service, the Endpoints listing both, a stopped one and a
   assert.equal(leaseObj.kind, 'Endpoints');
   assert.deepEqual(leaseObj.subsets, [{ addresses: [{ ip: '10.20.0.1' }] }]);
 
-  // A graceful stop takes the address out at once.
+  // kube's EndpointsAdapter: the kubernetes EndpointSlice (discovery.k8s.io/v1) follows the Endpoints.
+  const slice = async () => getJSON<Record<string, unknown> & { metadata: { labels?: Record<string, string>; generation?: number } }>('/registry/endpointslices/default/kubernetes');
+  const ready = (...ips: string[]) => ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } }));
+  await eventually(async () => JSON.stringify((await slice())?.['endpoints']) === JSON.stringify(ready('10.20.0.1', '10.20.0.10')), 5_000, 'both addresses in the EndpointSlice');
+  const s = (await slice())!;
+  assert.deepEqual(s.metadata.labels, { 'kubernetes.io/service-name': 'kubernetes' });
+  assert.deepEqual([s['apiVersion'], s['kind'], s['addressType'], s['ports']], ['discovery.k8s.io/v1', 'EndpointSlice', 'IPv4', [{ name: 'https', port: 6443, protocol: 'TCP' }]]);
+
+  // A graceful stop takes the address out at once, from the slice too.
   await b.stop();
   assert.deepEqual(await addresses(), ['10.20.0.1']);
+  assert.deepEqual((await slice())?.['endpoints'], ready('10.20.0.1'));
   assert.equal(await raw.get('/registry/masterleases/10.20.0.10').string(), null);
 
   // A replica that died (its lease is no longer refreshed) is listed until etcd expires the lease.
