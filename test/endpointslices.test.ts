@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { eventually, kubectlPath, usePlinth } from './harness.js';
 import { causeFields, expectCode, expectStatus } from './assertions.js';
+import { parseExposition, samplesOf } from './metrics-parser.js';
+import { decodeProtobuf } from '@plinth/apiserver';
 
 const env = usePlinth();
 const V1 = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
@@ -57,6 +59,22 @@ describe('endpointslices', () => {
     const back = (await env.plinth.client.get(`${V1BETA1}/beta`)).body;
     assert.deepEqual(back.endpoints, endpoints.map((e) => ({ conditions: {}, ...e })));
     assert.equal(back.metadata.resourceVersion, v1.metadata.resourceVersion);
+  });
+
+  it('serves both versions as Protobuf (the pinned schema\'s messages); v1beta1 requests set kube\'s deprecated-API gauge', async () => {
+    const accept = { accept: 'application/vnd.kubernetes.protobuf' };
+    const v1 = await env.plinth.client.get(`${V1}/beta`, { headers: accept });
+    expectCode(v1, 200);
+    const one = decodeProtobuf(v1.raw) as { kind: string; endpoints: Array<Record<string, unknown>> };
+    assert.deepEqual([one.kind, one.endpoints[0]!['zone'], one.endpoints[0]!['deprecatedTopology']], ['EndpointSlice', 'z1', { rack: 'r1' }]);
+    const beta = await env.plinth.client.get(`${V1BETA1}/beta`, { headers: accept });
+    expectCode(beta, 200);
+    const b = decodeProtobuf(beta.raw) as { apiVersion: string; endpoints: Array<Record<string, unknown>> };
+    assert.deepEqual([b.apiVersion, b.endpoints[0]!['topology']], ['discovery.k8s.io/v1beta1', { 'kubernetes.io/hostname': 'node-a', 'topology.kubernetes.io/zone': 'z1', rack: 'r1' }]);
+    const m = parseExposition((await env.plinth.client.get('/metrics')).raw.toString());
+    assert.deepEqual(samplesOf(m, 'apiserver_requested_deprecated_apis').filter((x) => x.labels['group'] === 'discovery.k8s.io').map((x) => x.labels), [
+      { group: 'discovery.k8s.io', version: 'v1beta1', resource: 'endpointslices', subresource: '', removed_release: '1.25' },
+    ]);
   });
 
   it('v1 writes cannot set deprecatedTopology; a v1 update keeps the node of a v1beta1 host name; v1 round-trips through v1beta1', async () => {
