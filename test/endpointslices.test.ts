@@ -105,6 +105,16 @@ describe('endpointslices', () => {
     assert.equal((await env.plinth.client.put(`${V1}/legacy`, labelled)).body.metadata.generation, 3);
   });
 
+  it('a v1 write is seen by a v1beta1 watch, converted', async () => {
+    const c = env.plinth.client;
+    const rv = (await c.get(V1)).body.metadata.resourceVersion;
+    const watch = c.watch(`${V1BETA1}?watch=1&resourceVersion=${rv}`, (evs) => evs.some((e) => e.object.metadata.name === 'watched'));
+    expectCode(await c.post(V1, slice('v1', 'watched', { endpoints: [{ addresses: ['10.1.0.7'], nodeName: 'n7', zone: 'z7' }] })), 201);
+    const ev = (await watch).events.find((e) => e.object.metadata.name === 'watched');
+    assert.deepEqual([ev.type, ev.object.apiVersion], ['ADDED', 'discovery.k8s.io/v1beta1']);
+    assert.deepEqual(ev.object.endpoints[0].topology, { 'kubernetes.io/hostname': 'n7', 'topology.kubernetes.io/zone': 'z7' });
+  });
+
   it('validates as kube: address formats per type, limits, port names, hints; the address type is immutable', async () => {
     const bad = await env.plinth.client.post(V1, slice('v1', 'bad', {
       endpoints: [
