@@ -101,10 +101,11 @@ const deploymentStrategy: ResourceStrategy = {
   defaults: setDefaultsDeployment,
   prepareForCreate: prepare.prepareForCreate!,
   prepareForUpdate(obj, old) {
+    // The shared step bumps the generation on a spec change (one comparison of the spec); kube
+    // 1.24 also counts a change of the annotations as a new generation.
     prepare.prepareForUpdate!(obj, old);
-    // kube 1.24 also counts a change of the annotations as a new generation.
     const gen = old.metadata.generation ?? 0;
-    if (!semanticEqual(obj['spec'], old['spec']) || !semanticEqual(obj.metadata.annotations ?? {}, old.metadata.annotations ?? {})) obj.metadata.generation = gen + 1;
+    if (obj.metadata.generation === gen && !semanticEqual(obj.metadata.annotations ?? {}, old.metadata.annotations ?? {})) obj.metadata.generation = gen + 1;
   },
   validate: (obj) => validateDeploymentSpec(obj['spec'], templateOptions(obj)),
   // ValidateDeploymentUpdate validates the spec once, then the apps/v1 selector is immutable.
