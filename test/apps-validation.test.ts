@@ -1,6 +1,6 @@
 /**
  * apps/v1 validation on a real server, the kube 1.24 causes of pkg/apis/apps/validation for
- * ReplicaSets, StatefulSets, DaemonSets and ControllerRevisions: the selector (required, matching
+ * Deployments' strategy, ReplicaSets, StatefulSets, DaemonSets and ControllerRevisions: the selector (required, matching
  * the template, immutable), non-negative counts, the StatefulSet policies and update strategies
  * (struct values printed as kube's `%#v`), the DaemonSet rolling-update rules, and a
  * ControllerRevision's revision and immutable data.
@@ -25,6 +25,14 @@ function causes(res: Response): string[] {
 }
 const post = (plural: string, body: Obj) => env.plinth.client.post(`${APPS}/${plural}`, body);
 const merge = (path: string, body: unknown) => env.plinth.client.request('PATCH', path, { headers: { 'content-type': 'application/merge-patch+json' }, body });
+
+describe('Deployment validation', () => {
+  it('prints an unsupported strategy as kube\'s internal struct', async () => {
+    assert.deepEqual(causes(await post('deployments', object('Deployment', 'dep-type', { strategy: { type: 'Sometimes' } }))), [
+      'spec.strategy: Unsupported value: apps.DeploymentStrategy{Type:"Sometimes", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"',
+    ]);
+  });
+});
 
 describe('ReplicaSet validation', () => {
   it('requires a selector that matches the template, and non-negative counts', async () => {

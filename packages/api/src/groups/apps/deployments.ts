@@ -11,7 +11,7 @@ import { age, ageColumn, col, containerCells, fieldAt, nameColumn, type TableDef
 import { defineResource } from '../define.js';
 import { scaleSubresource } from '../scale.js';
 import {
-  type JsonObject, type PodValidationOptions, asObject, defaultNil, goIntOrString, int, intOrPercentValue, isNotMoreThan100Percent, num, selectorString, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
+  type JsonObject, type PodValidationOptions, asObject, defaultNil, goIntOrString, goUpdateStrategy, int, intOrPercentValue, isNotMoreThan100Percent, num, selectorString, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
   templateOptions, validateImmutableSelector, validateNonnegativeField, validatePositiveIntOrPercent, validateWorkloadSelector, workloadPrepare,
 } from './shared.js';
 import { validatePodTemplateSpecForReplicaSet } from './template.js';
@@ -50,7 +50,7 @@ function validateDeploymentStrategy(strategy: unknown, path: string): FieldError
       return errs;
     }
     default:
-      return [fieldErr.notSupported(path, s, ['Recreate', 'RollingUpdate'])];
+      return [fieldErr.notSupported(path, goUpdateStrategy('DeploymentStrategy', s), ['Recreate', 'RollingUpdate'])];
   }
 }
 

@@ -190,12 +190,18 @@ function goPointer(type: string, v: unknown): string {
   return v === undefined || v === null ? `(*${type})(nil)` : `(*${type})(0xc000000000)`;
 }
 
+const ROLLING_TYPES = {
+  DeploymentStrategy: 'apps.RollingUpdateDeployment',
+  StatefulSetUpdateStrategy: 'apps.RollingUpdateStatefulSetStrategy',
+  DaemonSetUpdateStrategy: 'apps.RollingUpdateDaemonSet',
+} as const;
+
 /**
- * An apps update strategy (StatefulSetUpdateStrategy, DaemonSetUpdateStrategy) as kube's field
+ * An apps update strategy (DeploymentStrategy, StatefulSetUpdateStrategy, DaemonSetUpdateStrategy) as kube's field
  * errors print the internal struct (`%#v`).
  */
-export function goUpdateStrategy(kind: 'StatefulSetUpdateStrategy' | 'DaemonSetUpdateStrategy', strategy: JsonObject): GoLiteral {
-  const rollingType = kind === 'StatefulSetUpdateStrategy' ? 'apps.RollingUpdateStatefulSetStrategy' : 'apps.RollingUpdateDaemonSet';
+export function goUpdateStrategy(kind: keyof typeof ROLLING_TYPES, strategy: JsonObject): GoLiteral {
+  const rollingType = ROLLING_TYPES[kind];
   return new GoLiteral(`apps.${kind}{Type:${JSON.stringify(String(strategy['type'] ?? ''))}, RollingUpdate:${goPointer(rollingType, strategy['rollingUpdate'])}}`);
 }
 
