@@ -83,6 +83,9 @@ describe('horizontalpodautoscalers', () => {
     const beta = await env.plinth.client.get(path('v2beta2', 'fresh'));
     expectCode(await env.plinth.client.put(path('v2beta2', 'fresh'), { ...beta.body, spec: { ...beta.body.spec, maxReplicas: 4 } }), 200);
     assert.deepEqual(await status('v2'), { desiredReplicas: 0, currentMetrics: null });
+    const pb = await env.plinth.client.get(path('v2beta2', 'fresh'), { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    expectCode(pb, 200);
+    assert.equal((decodeProtobuf(pb.raw) as { status: { desiredReplicas: number } }).status.desiredReplicas, 0);
   });
 
   it('round-trip v2 → v1 → v2 losslessly, v1 carrying what it cannot express in annotations', async () => {
