@@ -22,6 +22,7 @@ import { memoryScenario } from './scenarios/memory.js';
 import { robustnessScenario } from './scenarios/robustness.js';
 import { authzScenario } from './scenarios/authz.js';
 import { crdScenario } from './scenarios/crd.js';
+import { workloadsScenario } from './scenarios/workloads.js';
 import { metricsScenario } from './scenarios/metrics.js';
 import { attacksScenario } from './scenarios/attacks.js';
 import { podProfile } from './lib/objects.js';
@@ -103,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
       ['pods-watch', (c) => watchScenario(c, podProfile, { watchers: 100, writes: 1000 })],
       ['authz', authzScenario],
       ['crd', crdScenario],
+      ['workloads', workloadsScenario],
       ['metrics', metricsScenario],
       ['attacks', attacksScenario],
     ];

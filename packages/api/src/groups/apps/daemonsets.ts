@@ -12,7 +12,7 @@ import { validateReadOnlyPersistentDisks } from '../core/validation/replication-
 import { defineResource } from '../define.js';
 import { collisionCountDecrement } from './deployments.js';
 import {
-  type JsonObject, type PodValidationOptions, asObject, defaultNil, formatLabelSelector, goIntOrString, goLabelSelector, int, intOrPercentValue, isNotMoreThan100Percent, num, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
+  type JsonObject, type PodValidationOptions, asObject, defaultNil, formatLabelSelector, goIntOrString, goLabelSelector, goUpdateStrategy, int, intOrPercentValue, isNotMoreThan100Percent, num, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
   templateLabelsValue, templateOptions, validateImmutableSelector, validateLabelSelector, validateNonnegativeField, validatePositiveIntOrPercent, workloadPrepare,
 } from './shared.js';
 import { validateAlwaysRestart, validateSelectorMatches } from './template.js';
@@ -35,7 +35,7 @@ function setDefaultsDaemonSet(obj: JsonObject): void {
 function validateUpdateStrategy(strategy: unknown, path: string): FieldError[] {
   const s = asObject(strategy) ?? {};
   if (s['type'] === 'OnDelete') return [];
-  if (s['type'] !== 'RollingUpdate') return [fieldErr.notSupported(path, s, ['RollingUpdate', 'OnDelete'])];
+  if (s['type'] !== 'RollingUpdate') return [fieldErr.notSupported(path, goUpdateStrategy('DaemonSetUpdateStrategy', s), ['RollingUpdate', 'OnDelete'])];
   const ru = asObject(s['rollingUpdate']);
   if (!ru) return [fieldErr.required(`${path}.rollingUpdate`)];
   const p = `${path}.rollingUpdate`;

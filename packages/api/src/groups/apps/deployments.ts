@@ -11,7 +11,7 @@ import { age, ageColumn, col, containerCells, fieldAt, nameColumn, type TableDef
 import { defineResource } from '../define.js';
 import { scaleSubresource } from '../scale.js';
 import {
-  type JsonObject, type PodValidationOptions, asObject, defaultNil, goIntOrString, int, intOrPercentValue, isNotMoreThan100Percent, num, selectorString, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
+  type JsonObject, type PodValidationOptions, asObject, defaultNil, goIntOrString, goUpdateStrategy, int, intOrPercentValue, isNotMoreThan100Percent, num, selectorString, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
   templateOptions, validateImmutableSelector, validateNonnegativeField, validatePositiveIntOrPercent, validateWorkloadSelector, workloadPrepare,
 } from './shared.js';
 import { validatePodTemplateSpecForReplicaSet } from './template.js';
@@ -50,7 +50,7 @@ function validateDeploymentStrategy(strategy: unknown, path: string): FieldError
       return errs;
     }
     default:
-      return [fieldErr.notSupported(path, s, ['Recreate', 'RollingUpdate'])];
+      return [fieldErr.notSupported(path, goUpdateStrategy('DeploymentStrategy', s), ['Recreate', 'RollingUpdate'])];
   }
 }
 
@@ -101,10 +101,11 @@ const deploymentStrategy: ResourceStrategy = {
   defaults: setDefaultsDeployment,
   prepareForCreate: prepare.prepareForCreate!,
   prepareForUpdate(obj, old) {
+    // The shared step bumps the generation on a spec change (one comparison of the spec); kube
+    // 1.24 also counts a change of the annotations as a new generation.
     prepare.prepareForUpdate!(obj, old);
-    // kube 1.24 also counts a change of the annotations as a new generation.
     const gen = old.metadata.generation ?? 0;
-    if (!semanticEqual(obj['spec'], old['spec']) || !semanticEqual(obj.metadata.annotations ?? {}, old.metadata.annotations ?? {})) obj.metadata.generation = gen + 1;
+    if (obj.metadata.generation === gen && !semanticEqual(obj.metadata.annotations ?? {}, old.metadata.annotations ?? {})) obj.metadata.generation = gen + 1;
   },
   validate: (obj) => validateDeploymentSpec(obj['spec'], templateOptions(obj)),
   // ValidateDeploymentUpdate validates the spec once, then the apps/v1 selector is immutable.

@@ -181,3 +181,31 @@ export function isNotMoreThan100Percent(v: unknown, path: string): FieldError[] 
 
 /** The printers' int cells: a missing count is 0. */
 export const int = (v: unknown): number => num(v);
+
+/**
+ * Go's `%#v` of a pointer field inside a struct kube prints: `(*T)(nil)`, or an address, which
+ * Go prints as the pointer's value and no client can depend on (a fixed one here).
+ */
+function goPointer(type: string, v: unknown): string {
+  return v === undefined || v === null ? `(*${type})(nil)` : `(*${type})(0xc000000000)`;
+}
+
+const ROLLING_TYPES = {
+  DeploymentStrategy: 'apps.RollingUpdateDeployment',
+  StatefulSetUpdateStrategy: 'apps.RollingUpdateStatefulSetStrategy',
+  DaemonSetUpdateStrategy: 'apps.RollingUpdateDaemonSet',
+} as const;
+
+/**
+ * An apps update strategy (DeploymentStrategy, StatefulSetUpdateStrategy, DaemonSetUpdateStrategy) as kube's field
+ * errors print the internal struct (`%#v`).
+ */
+export function goUpdateStrategy(kind: keyof typeof ROLLING_TYPES, strategy: JsonObject): GoLiteral {
+  const rollingType = ROLLING_TYPES[kind];
+  return new GoLiteral(`apps.${kind}{Type:${JSON.stringify(String(strategy['type'] ?? ''))}, RollingUpdate:${goPointer(rollingType, strategy['rollingUpdate'])}}`);
+}
+
+/** A StatefulSet's rollingUpdate as kube's field errors print the internal struct (`%#v`). */
+export function goRollingUpdateStatefulSet(ru: JsonObject): GoLiteral {
+  return new GoLiteral(`apps.RollingUpdateStatefulSetStrategy{Partition:${num(ru['partition'])}, MaxUnavailable:${goPointer('intstr.IntOrString', ru['maxUnavailable'])}}`);
+}

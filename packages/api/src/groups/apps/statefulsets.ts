@@ -13,7 +13,7 @@ import { age, ageColumn, col, containerCells, fieldAt, nameColumn, type TableDef
 import { defineResource } from '../define.js';
 import { scaleSubresource } from '../scale.js';
 import { collisionCountDecrement } from './deployments.js';
-import { type JsonObject, type PodValidationOptions, asObject, defaultNil, int, num, selectorString, semanticEqual, setDefaultsTemplate, specOf, statusStrategy, templateOptions, validateNonnegativeField, validateWorkloadSelector, workloadPrepare } from './shared.js';
+import { type JsonObject, type PodValidationOptions, asObject, defaultNil, goRollingUpdateStatefulSet, goUpdateStrategy, int, num, selectorString, semanticEqual, setDefaultsTemplate, specOf, statusStrategy, templateOptions, validateNonnegativeField, validateWorkloadSelector, workloadPrepare } from './shared.js';
 import { validateAlwaysRestart, validatePodTemplateSpecForStatefulSet } from './template.js';
 
 function setDefaultsStatefulSet(obj: JsonObject): void {
@@ -60,13 +60,13 @@ function validateStatefulSetSpec(specValue: unknown, opts: PodValidationOptions)
       errs.push(fieldErr.required('spec.updateStrategy'));
       break;
     case 'OnDelete':
-      if (ru) errs.push(fieldErr.invalid('spec.updateStrategy.rollingUpdate', ru, "only allowed for updateStrategy 'RollingUpdate'"));
+      if (ru) errs.push(fieldErr.invalid('spec.updateStrategy.rollingUpdate', goRollingUpdateStatefulSet(ru), "only allowed for updateStrategy 'RollingUpdate'"));
       break;
     case 'RollingUpdate':
       if (ru) errs.push(...validateNonnegativeField(ru['partition'] ?? 0, 'spec.updateStrategy.rollingUpdate.partition'));
       break;
     default:
-      errs.push(fieldErr.invalid('spec.updateStrategy', us, "must be 'RollingUpdate' or 'OnDelete'"));
+      errs.push(fieldErr.invalid('spec.updateStrategy', goUpdateStrategy('StatefulSetUpdateStrategy', us), "must be 'RollingUpdate' or 'OnDelete'"));
   }
   errs.push(...validateRetentionPolicy(spec['persistentVolumeClaimRetentionPolicy'], 'spec.persistentVolumeClaimRetentionPolicy'));
   errs.push(...validateNonnegativeField(spec['replicas'] ?? 0, 'spec.replicas'));

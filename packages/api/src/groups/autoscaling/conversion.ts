@@ -278,6 +278,28 @@ function base(o: StoredObject, apiVersion: string): StoredObject {
   return { ...o, apiVersion, kind: 'HorizontalPodAutoscaler', metadata: withoutRoundTrip(o.metadata) } as StoredObject;
 }
 
+/**
+ * kube's v2beta1/v2beta2 status has `currentMetrics` and `conditions` without omitempty (v2 only
+ * the former): an empty list is written as `null`, which clients generated from those types see.
+ */
+function withNullLists(st: Obj, lists: readonly string[]): Obj {
+  for (const k of lists) if (st[k] === undefined) st[k] = null;
+  return st;
+}
+/** The old versions' status as kube writes it: the replica counts are never omitted either. */
+function oldStatus(st: Obj): Obj {
+  st['currentReplicas'] ??= 0;
+  st['desiredReplicas'] ??= 0;
+  return withNullLists(st, OLD_STATUS_LISTS);
+}
+const OLD_STATUS_LISTS = ['currentMetrics', 'conditions'] as const;
+/** An old version's status stored as v2: v2 omits empty conditions and a zero currentReplicas. */
+function withoutNullConditions(st: Obj): Obj {
+  if (st['conditions'] === null) delete st['conditions'];
+  if (st['currentReplicas'] === 0) delete st['currentReplicas'];
+  return st;
+}
+
 /** autoscaling/v2 (storage) → autoscaling/v1 (Convert_autoscaling_HorizontalPodAutoscaler_To_v1_...). */
 export function hpaV2ToV1(o: StoredObject): StoredObject {
   const out = base(o, 'autoscaling/v1');
@@ -330,13 +352,15 @@ export function hpaV1ToV2(o: StoredObject): StoredObject {
   const st: Obj = {};
   copy(st, 'observedGeneration', status, 'observedGeneration');
   copy(st, 'lastScaleTime', status, 'lastScaleTime');
-  st['currentReplicas'] = status['currentReplicas'] ?? 0;
+  // v2's currentReplicas is omitempty: a zero is not written.
+  if (status['currentReplicas']) st['currentReplicas'] = status['currentReplicas'];
   st['desiredReplicas'] = status['desiredReplicas'] ?? 0;
   if (has(status, 'currentCPUUtilizationPercentage')) {
     st['currentMetrics'] = [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status['currentCPUUtilizationPercentage'] } } }];
   }
   const current = parsedAnnotation(o, CURRENT_METRICS_ANNOTATION);
   if (Array.isArray(current)) st['currentMetrics'] = current.map(metricStatusFromOld);
+  withNullLists(st, ['currentMetrics']);
   const conditions = parsedAnnotation(o, CONDITIONS_ANNOTATION);
   if (Array.isArray(conditions)) st['conditions'] = conditions;
   const out = base(o, 'autoscaling/v2');
@@ -356,7 +380,7 @@ export function hpaV2ToV2beta1(o: StoredObject): StoredObject {
   out['spec'] = s;
   const st: Obj = { ...status };
   if (Array.isArray(status['currentMetrics'])) st['currentMetrics'] = status['currentMetrics'].map(metricStatusToOld);
-  out['status'] = st;
+  out['status'] = oldStatus(st);
   if (isObj(spec['behavior'])) annotate(out.metadata, BEHAVIOR_ANNOTATION, behaviorToGoJson(spec['behavior']));
   return out;
 }
@@ -373,13 +397,22 @@ export function hpaV2beta1ToV2(o: StoredObject): StoredObject {
   if (Array.isArray(status['currentMetrics'])) st['currentMetrics'] = status['currentMetrics'].map(metricStatusFromOld);
   const out = base(o, 'autoscaling/v2');
   out['spec'] = s;
-  out['status'] = st;
+  out['status'] = withoutNullConditions(st);
   return out;
 }
 
 /** v2beta2 and v2 have one shape: only the round-trip annotations of other versions are dropped. */
-export const hpaV2ToV2beta2 = (o: StoredObject): StoredObject => base(o, 'autoscaling/v2beta2');
-export const hpaV2beta2ToV2 = (o: StoredObject): StoredObject => base(o, 'autoscaling/v2');
+export function hpaV2ToV2beta2(o: StoredObject): StoredObject {
+  const out = base(o, 'autoscaling/v2beta2');
+  out['status'] = oldStatus({ ...obj(o['status']) });
+  return out;
+}
+/** autoscaling/v2beta2 → autoscaling/v2. */
+export function hpaV2beta2ToV2(o: StoredObject): StoredObject {
+  const out = base(o, 'autoscaling/v2');
+  if (o['status'] !== undefined) out['status'] = withoutNullConditions({ ...obj(o['status']) });
+  return out;
+}
 
 /** Any served version → v2 (for validation and printing, which kube runs on its internal type). */
 export function hpaToV2(o: StoredObject): StoredObject {

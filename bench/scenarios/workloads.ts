@@ -1,0 +1,113 @@
+/**
+ * The workload groups against core/v1 (issue 25): Deployment create and update through apps/v1
+ * (defaults, pod-template validation, the generation rule on every write) next to the same
+ * operations on ConfigMaps of a similar size, and a HorizontalPodAutoscaler read through
+ * autoscaling/v1 (converted from the stored v2 on every read) next to the same read through v2.
+ * All at concurrency 32; the "raw" column holds the reference side; the target is the issue's ≥ 0.8×.
+ */
+import type { BenchContext, PhaseResult } from '../lib/context.js';
+import { phase } from '../lib/context.js';
+import { ensureNamespace } from '../lib/plinth.js';
+
+const NS = 'bench-workloads';
+const name = (i: number): string => `w-${String(i).padStart(6, '0')}`;
+const json = (o: unknown): Buffer => Buffer.from(JSON.stringify(o));
+
+interface Stored {
+  metadata: { resourceVersion: string };
+}
+
+/** A Deployment as `kubectl create deployment` writes it, with one label, port and resource limit. */
+function deployment(n: string, i: number): Record<string, unknown> {
+  const labels = { app: n };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: n, labels },
+    spec: {
+      replicas: 1 + (i % 3),
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: { containers: [{ name: 'web', image: `registry.example.com/web:1.${i % 50}`, ports: [{ containerPort: 8080 }], resources: { limits: { cpu: '500m', memory: '256Mi' } } }] },
+      },
+    },
+  };
+}
+
+/** A ConfigMap of about the Deployment's stored size. */
+function configMap(n: string, i: number): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, labels: { app: n } }, data: { 'app.conf': `listen 8080\nworkers ${i % 8}\n`.repeat(12) } };
+}
+
+function hpa(n: string): Record<string, unknown> {
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: n },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: n },
+      minReplicas: 1,
+      maxReplicas: 10,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+        { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '200Mi' } } },
+      ],
+    },
+  };
+}
+
+export async function workloadsScenario(ctx: BenchContext): Promise<void> {
+  const N = ctx.size(3000);
+  const G = ctx.size(10000);
+  const H = ctx.size(200);
+  const W = ctx.size(300);
+  const client = ctx.plinth.client;
+  await ensureNamespace(client, NS);
+  const deploys = `/apis/apps/v1/namespaces/${NS}/deployments`;
+  const cms = `/api/v1/namespaces/${NS}/configmaps`;
+  const results: Record<string, PhaseResult> = {};
+
+  // Create: the objects of the measured runs are kept (with their resourceVersions) for the updates.
+  type Kept = Record<string, Array<Record<string, unknown>>>;
+  const created: Kept = {};
+  const create = (path: string, make: (n: string, i: number) => Record<string, unknown>, prefix: string) => async (i: number): Promise<void> => {
+    const o = make(`${prefix}${name(i)}`, i);
+    const got = await client.json<Stored>('POST', path, json(o), 201);
+    (created[path + prefix] ??= [])[i] = { ...o, metadata: { ...(o['metadata'] as object), resourceVersion: got.metadata.resourceVersion } };
+  };
+  const creates = (path: string, make: (n: string, i: number) => Record<string, unknown>) => ({ warmup: { total: W, op: create(path, make, 'warm-') }, op: create(path, make, '') });
+  results['create-cm'] = await phase(ctx, { name: 'create c=32 (ConfigMap)', side: 'plinth', total: N, concurrency: 32, ...creates(cms, configMap) });
+  results['create-deploy'] = await phase(ctx, { name: 'create c=32 (Deployment)', side: 'plinth', total: N, concurrency: 32, ...creates(deploys, deployment) });
+
+  // Update: a spec change (a new generation for the Deployment), by PUT with the resourceVersion;
+  // the warm-up updates the warm-up objects.
+  const update = (path: string, prefix: string, change: (o: Record<string, unknown>) => void) => async (i: number): Promise<void> => {
+    const o = created[path + prefix]![i]!;
+    change(o);
+    await client.json<Stored>('PUT', `${path}/${prefix}${name(i)}`, json(o), 200);
+  };
+  const updates = (path: string, change: (o: Record<string, unknown>) => void) => ({ warmup: { total: W, op: update(path, 'warm-', change) }, op: update(path, '', change) });
+  results['update-cm'] = await phase(ctx, { name: 'update c=32 (ConfigMap)', side: 'plinth', total: N, concurrency: 32, ...updates(cms, (o) => ((o['data'] as Record<string, string>)['extra'] = 'x')) });
+  results['update-deploy'] = await phase(ctx, { name: 'update c=32 (Deployment)', side: 'plinth', total: N, concurrency: 32, ...updates(deploys, (o) => ((o['spec'] as Record<string, number>)['replicas'] = 5)) });
+
+  // HPA reads: a small set read many times, through the storage version and through v1.
+  const hpas = (v: string): string => `/apis/autoscaling/${v}/namespaces/${NS}/horizontalpodautoscalers`;
+  for (let i = 0; i < H; i++) await client.json('POST', hpas('v2'), json(hpa(name(i))), 201);
+  const get = (v: string) => async (i: number): Promise<void> => {
+    await client.json('GET', `${hpas(v)}/${name(i % H)}`, undefined, 200);
+  };
+  results['get-hpa-v2'] = await phase(ctx, { name: 'get quorum c=32 (HPA autoscaling/v2)', side: 'plinth', total: G, concurrency: 32, warmup: { total: W, op: get('v2') }, op: get('v2') });
+  results['get-hpa-v1'] = await phase(ctx, { name: 'get quorum c=32 (HPA autoscaling/v1)', side: 'plinth', total: G, concurrency: 32, warmup: { total: W, op: get('v1') }, op: get('v1') });
+
+  const cmNote = 'raw column: the same operation on ConfigMaps of a similar size through plinth';
+  ctx.rows.push({ scenario: 'Deployment create c=32 (apps/v1)', unit: 'ops/s', plinth: results['create-deploy']!.opsPerSec, raw: results['create-cm']!.opsPerSec, target: { kind: 'ratioAtLeast', value: 0.8 }, note: cmNote });
+  ctx.rows.push({ scenario: 'Deployment update c=32 (apps/v1)', unit: 'ops/s', plinth: results['update-deploy']!.opsPerSec, raw: results['update-cm']!.opsPerSec, target: { kind: 'ratioAtLeast', value: 0.8 }, note: cmNote });
+  ctx.rows.push({ scenario: 'HPA get c=32 autoscaling/v1 (conversion)', unit: 'ops/s', plinth: results['get-hpa-v1']!.opsPerSec, raw: results['get-hpa-v2']!.opsPerSec, target: { kind: 'ratioAtLeast', value: 0.8 }, note: 'raw column: the same read through autoscaling/v2 (the storage version)' });
+  // plinth's process CPU per request: the steadier figure when the machine is shared.
+  const cpu = (p: PhaseResult): number => (p.plinthCpuUs ?? 0) / p.ops;
+  const cpuNote = 'plinth server process CPU per request (/proc); raw column: the same for ConfigMaps';
+  ctx.rows.push({ scenario: 'Deployment CPU per create', unit: 'µs', plinth: cpu(results['create-deploy']!), raw: cpu(results['create-cm']!), target: { kind: 'none' }, note: cpuNote });
+  ctx.rows.push({ scenario: 'Deployment CPU per update', unit: 'µs', plinth: cpu(results['update-deploy']!), raw: cpu(results['update-cm']!), target: { kind: 'none' }, note: cpuNote });
+  ctx.details['workloads'] = { objects: N, gets: G, hpas: H, warmup: W, phases: results };
+}
