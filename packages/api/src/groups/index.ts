@@ -20,6 +20,7 @@ import { networkingGroup } from './networking/index.js';
 import { nodeGroup } from './node/index.js';
 import { rbacGroup } from './rbac/index.js';
 import { schedulingGroup } from './scheduling/index.js';
+import { flowcontrolGroup } from './flowcontrol/index.js';
 
 /** Every built-in resource, in registration (and discovery) order. */
 export function builtinResources(): ResourceDefinition[] {
@@ -42,6 +43,8 @@ export function builtinResources(): ResourceDefinition[] {
     ...schedulingGroup,
     ...coordinationGroup,
     ...nodeGroup,
+    // flowcontrol.apiserver.k8s.io is last in kube 1.24's /apis order.
+    ...flowcontrolGroup,
   ];
 }
 
@@ -60,5 +63,6 @@ export * from './policy/index.js';
 export * from './scheduling/index.js';
 export * from './node/index.js';
 export * from './networking/index.js';
+export * from './flowcontrol/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';

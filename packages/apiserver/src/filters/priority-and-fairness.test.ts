@@ -96,7 +96,7 @@ test('exempt never waits; catch-all (Reject) refuses rather than queues', () => 
     serverConcurrencyLimit: 1,
     requestWaitLimitMs: 60_000,
     levels: [{ name: 'catch-all', shares: 5 }],
-    schemas: [{ name: 'catch-all', priorityLevel: 'catch-all', matchingPrecedence: 10000, distinguisher: 'ByUser', rules: { subjects: [{ kind: 'Group', name: '*' }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }], nonResourceRules: [] } }],
+    schemas: [{ name: 'catch-all', priorityLevel: 'catch-all', matchingPrecedence: 10000, distinguisher: 'ByUser', rules: [{ subjects: [{ kind: 'Group', name: '*' }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }], nonResourceRules: [] }] }],
   });
   const s = catchAll.classify(info('GET', '/api/v1/pods'), 'bob', [])!;
   assert.equal(catchAll.acquire(s, 'bob', new EventEmitter() as unknown as IncomingMessage), true);
