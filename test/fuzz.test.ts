@@ -405,6 +405,10 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, value: rng.pick([0, 1000, 1_000_000]), description: 'fuzzed' };
     case 'RuntimeClass':
       return { ...base, handler: rng.pick(['runc', 'kata']) };
+    case 'FlowSchema':
+      return { ...base, spec: { priorityLevelConfiguration: { name: rng.pick(['global-default', 'workload-low']) }, matchingPrecedence: rng.pick([500, 5000]), rules: [{ subjects: [{ kind: 'User', user: { name: 'fuzz' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/fuzz'] }] }] } };
+    case 'PriorityLevelConfiguration':
+      return { ...base, spec: { type: 'Limited', limited: { assuredConcurrencyShares: rng.pick([1, 10]), limitResponse: { type: 'Reject' } } } };
     default:
       return base;
   }
