@@ -424,8 +424,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const controllers: Controller[] = [
       apiextensions.controller,
       { name: 'apiserver-identity', start: () => identity.start() },
-      // kube's APF config controller runs in every apiserver.
-      { name: 'priority-and-fairness-config-consumer', start: () => startFlowcontrolConfig({ ...flowcontrolStores, apf }) },
+      // kube's APF config controller runs in every apiserver that has the filter.
+      ...(apf ? [{ name: 'priority-and-fairness-config-consumer', start: () => startFlowcontrolConfig({ ...flowcontrolStores, apf }) }] : []),
     ];
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),

@@ -106,7 +106,7 @@ function danglingCondition(fs: StoredObject, levels: ReadonlyMap<string, StoredO
 }
 
 /** Starts the consumer (and the producer's periodic rounds); returns its stop function. */
-export function startFlowcontrolConfig(opts: FlowcontrolStores & { apf: PriorityAndFairness | undefined }): () => void {
+export function startFlowcontrolConfig(opts: FlowcontrolStores & { apf: PriorityAndFairness }): () => void {
   const { log, apf } = opts;
   const schemas = new Map<string, StoredObject>();
   const levels = new Map<string, StoredObject>();
@@ -142,7 +142,7 @@ export function startFlowcontrolConfig(opts: FlowcontrolStores & { apf: Priority
   const digest = (): void => {
     scheduled = undefined;
     if (stopped) return;
-    apf?.configure([...levels.values()].map(compilePriorityLevel), [...schemas.values()].map(compileFlowSchema));
+    apf.configure([...levels.values()].map(compilePriorityLevel), [...schemas.values()].map(compileFlowSchema));
     void writeConditions();
   };
   const schedule = (): void => {
