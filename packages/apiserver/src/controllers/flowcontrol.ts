@@ -127,6 +127,10 @@ export function startFlowcontrolConfig(opts: FlowcontrolStores & { apf: Priority
           (o) => {
             if (o.metadata.uid !== fs.metadata.uid) return;
             const status = (o['status'] ?? {}) as { conditions?: Array<Record<string, unknown>> };
+            // Another replica may have written the same condition meanwhile: then nothing changes
+            // (an unchanged object is not written).
+            const current = (status.conditions ?? []).find((c) => c['type'] === 'Dangling');
+            if (current && current['status'] === want.status && current['reason'] === want.reason && current['message'] === want.message) return;
             const rest = (status.conditions ?? []).filter((c) => c['type'] !== 'Dangling');
             o['status'] = { ...status, conditions: [...rest, { type: 'Dangling', ...want, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] };
           },
