@@ -407,6 +407,10 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, handler: rng.pick(['runc', 'kata']) };
     case 'EndpointSlice':
       return { ...base, addressType: 'IPv4', endpoints: [{ addresses: [rng.pick(['10.0.0.1', '10.0.0.2'])], conditions: { ready: rng.chance(0.5) } }], ports: [{ name: 'http', port: rng.pick([80, 8080]) }] };
+    case 'FlowSchema':
+      return { ...base, spec: { priorityLevelConfiguration: { name: rng.pick(['global-default', 'workload-low']) }, matchingPrecedence: rng.pick([500, 5000]), rules: [{ subjects: [{ kind: 'User', user: { name: 'fuzz' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/fuzz'] }] }] } };
+    case 'PriorityLevelConfiguration':
+      return { ...base, spec: { type: 'Limited', limited: { assuredConcurrencyShares: rng.pick([1, 10]), limitResponse: { type: 'Reject' } } } };
     default:
       return base;
   }

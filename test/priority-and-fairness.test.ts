@@ -1,6 +1,6 @@
 /**
  * API Priority and Fairness (the APIPriorityAndFairness gate, on by default): every request is
- * classified by kube 1.24's bootstrap flow schemas (response headers name the schema and level);
+ * classified by kube 1.24's bootstrap flow schemas (response headers name the stored objects' UIDs);
  * a saturated priority level queues its requests and answers kube's 429 once the flow's queues
  * are full or a request has waited too long, while exempt users and other levels are still served.
  * The server limit is tiny (1 + 1 in flight: one seat per level); a validating webhook served
@@ -8,7 +8,6 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -22,13 +21,10 @@ const BOB = 'bob-token-0123456789';
 writeFileSync(join(dir, 'tokens.csv'), `${BOB},bob,1001,"devs"\n`);
 const env = {} as { plinth: InProcessPlinth; etcd: TestEtcd };
 
-/** The UIDs plinth gives the bootstrap objects: name-based (SHA-1, UUID v5 layout), stable. */
+/** The bootstrap objects' UIDs (the headers name the stored objects), read once the server is up. */
+const uids = new Map<string, string>();
 function uid(kind: 'flowschemas' | 'prioritylevelconfigurations', name: string): string {
-  const h = createHash('sha1').update(`flowcontrol.apiserver.k8s.io/${kind}/${name}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+  return uids.get(`${kind}/${name}`) ?? `no ${kind} ${name}`;
 }
 
 function assertClassified(r: Response, flowSchema: string, priorityLevel: string, what: string): void {
@@ -53,6 +49,12 @@ async function tokenFor(namespace: string, name: string): Promise<string> {
 before(async () => {
   env.etcd = await startTestEtcd();
   env.plinth = await startInProcess({ etcd: env.etcd, args: [`--token-auth-file=${join(dir, 'tokens.csv')}`, '--max-requests-inflight=1', '--max-mutating-requests-inflight=1'] });
+  for (const kind of ['flowschemas', 'prioritylevelconfigurations']) {
+    const items = (await env.plinth.client.get(`/apis/flowcontrol.apiserver.k8s.io/v1beta2/${kind}`)).body.items as Array<{ metadata: { name: string; uid: string } }>;
+    for (const o of items) uids.set(`${kind}/${o.metadata.name}`, o.metadata.uid);
+  }
+  // The filter follows the objects once the config consumer has listed them.
+  await eventually(async () => (await env.plinth.client.get('/version')).headers['x-kubernetes-pf-flowschema-uid'] === uid('flowschemas', 'exempt'), 10_000, 'APF configured from the objects');
   const pki = new Pki(join(dir, 'certs')).rootCA('ca').serving('server', 'ca');
   webhookServer = createServer({ cert: pki.pem('server'), key: pki.keyPem('server') }, (req, res) => {
     const chunks: Buffer[] = [];

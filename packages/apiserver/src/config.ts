@@ -35,6 +35,8 @@ import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
 import { ApiserverMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
 import { startupStep } from './startup.js';
+import { PriorityAndFairness } from './filters/priority-and-fairness.js';
+import { ensureFlowcontrolBootstrap, startFlowcontrolConfig } from './controllers/flowcontrol.js';
 import { createServiceComponents, type ServiceComponents } from './services/components.js';
 
 export interface TLSMaterial {
@@ -91,6 +93,8 @@ export interface ServerConfig {
   listening: { port: number };
   /** The audit policy and log backend; undefined without --audit-policy-file and --audit-log-path. */
   audit: Audit | undefined;
+  /** API Priority and Fairness (its gate on, a positive concurrency limit), configured from its objects. */
+  apf: PriorityAndFairness | undefined;
   /** The Prometheus metrics (/metrics); recording is off with PLINTH_METRICS=off (benchmarks). */
   metrics: ApiserverMetrics;
   compactNow(): Promise<boolean>;
@@ -405,7 +409,24 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         return () => clearInterval(timer);
       },
     });
-    const controllers: Controller[] = [apiextensions.controller, { name: 'apiserver-identity', start: () => identity.start() }];
+    // kube: APF with its gate on and a positive total limit (the max-in-flight filter otherwise);
+    // a queued request waits at most --request-timeout / 4 (15 s with none).
+    const serverConcurrencyLimit = opts.maxRequestsInflight + opts.maxMutatingRequestsInflight;
+    const apf =
+      options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
+        ? new PriorityAndFairness({ serverConcurrencyLimit, requestWaitLimitMs: opts.requestTimeout > 0 ? opts.requestTimeout / 4 : 15_000 })
+        : undefined;
+    const flowcontrolStores = {
+      flowSchemas: stores.get(def('flowcontrol.apiserver.k8s.io', 'v1beta2', 'flowschemas'))!,
+      priorityLevels: stores.get(def('flowcontrol.apiserver.k8s.io', 'v1beta2', 'prioritylevelconfigurations'))!,
+      log,
+    };
+    const controllers: Controller[] = [
+      apiextensions.controller,
+      { name: 'apiserver-identity', start: () => identity.start() },
+      // kube's APF config controller runs in every apiserver that has the filter.
+      ...(apf ? [{ name: 'priority-and-fairness-config-consumer', start: () => startFlowcontrolConfig({ ...flowcontrolStores, apf }) }] : []),
+    ];
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
       // kube's apiserverleasegc (every replica, hourly there): here the leader, each renewal period.
@@ -487,6 +508,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         },
         // kube's scheduling hook creates the system PriorityClasses.
         { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(stores.get(priorityClassesDef)!) },
+        // kube's flowcontrol hook: the mandatory and suggested APF objects.
+        { name: 'priority-and-fairness-config-producer', run: () => ensureFlowcontrolBootstrap(flowcontrolStores) },
         // kube's hook that starts the shared informers; plinth's started with the config, so this
         // waits for the authorizer's first lists (no request is decided on half-loaded roles).
         { name: 'generic-apiserver-start-informers', run: async () => authorizer!.synced },
@@ -499,6 +522,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       elector: leader,
       listening,
       audit,
+      apf,
       metrics,
       compactNow: () => comp.tick(),
       close,

@@ -196,8 +196,8 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   // kube: APF with its gate on and a positive total limit, the max-in-flight filter otherwise.
   const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
   const limited = metrics.trackInflight(
-    options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
-      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: options.flags.requestTimeout > 0 ? options.flags.requestTimeout / 4 : DEFAULT_REQUEST_WAIT_LIMIT_MS })
+    config.apf
+      ? withPriorityAndFairness(authorized, { serverConcurrencyLimit, requestWaitLimitMs: options.flags.requestTimeout > 0 ? options.flags.requestTimeout / 4 : DEFAULT_REQUEST_WAIT_LIMIT_MS, apf: config.apf })
       : withMaxInFlight(authorized, { readonly: options.flags.maxRequestsInflight, mutating: options.flags.maxMutatingRequestsInflight }),
   );
   const impersonated = withImpersonation(limited, config.authorizer);

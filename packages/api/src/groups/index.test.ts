@@ -74,13 +74,17 @@ describe('builtinResources', () => {
       'runtimeclasses',
       'endpointslices',
       'endpointslices',
+      'flowschemas',
+      'prioritylevelconfigurations',
+      'flowschemas',
+      'prioritylevelconfigurations',
     ]);
     const cat = new Catalog(all);
     assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding'), cat.lookup('rbac.authorization.k8s.io', 'v1', 'rolebindings'));
     // A sub-resource's own kind is a kind of the catalog too; it is no resource.
     assert.equal(cat.lookupKind('authentication.k8s.io/v1', 'TokenRequest')?.kind, 'TokenRequest');
     assert.equal(cat.lookup('authentication.k8s.io', 'v1', 'tokenrequests'), undefined);
-    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-4), ['EndpointSlice', 'Eviction', 'Scale', 'TokenRequest']);
+    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-4), ['PriorityLevelConfiguration', 'Eviction', 'Scale', 'TokenRequest']);
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);

@@ -21,6 +21,7 @@ import { networkingGroup } from './networking/index.js';
 import { nodeGroup } from './node/index.js';
 import { rbacGroup } from './rbac/index.js';
 import { schedulingGroup } from './scheduling/index.js';
+import { flowcontrolGroup } from './flowcontrol/index.js';
 
 /** Every built-in resource, in registration (and discovery) order. */
 export function builtinResources(): ResourceDefinition[] {
@@ -44,6 +45,8 @@ export function builtinResources(): ResourceDefinition[] {
     ...coordinationGroup,
     ...nodeGroup,
     ...discoveryGroup,
+    // flowcontrol.apiserver.k8s.io is last in kube 1.24's /apis order.
+    ...flowcontrolGroup,
   ];
 }
 
@@ -63,5 +66,6 @@ export * from './scheduling/index.js';
 export * from './node/index.js';
 export * from './networking/index.js';
 export * from './discovery/index.js';
+export * from './flowcontrol/index.js';
 export { ALL_VERBS, defineGroup, defineKind, defineResource, type GroupSpec, type GroupVersionSpec, type KindSpec, type ResourceSpec } from './define.js';
 export { scaleKind, scaleSubresource, validateScale, type BuiltinScaleSpec } from './scale.js';

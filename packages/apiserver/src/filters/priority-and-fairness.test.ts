@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { parseRequestInfo } from '../request-info.js';
-import { PriorityAndFairness, bootstrapUID } from './priority-and-fairness.js';
+import { BOOTSTRAP_FLOW_SCHEMAS, BOOTSTRAP_PRIORITY_LEVELS, PriorityAndFairness, bootstrapUID, compileFlowSchema, compilePriorityLevel } from './priority-and-fairness.js';
 
 const info = (method: string, path: string) => parseRequestInfo(method, path, new URLSearchParams());
 
@@ -96,9 +96,29 @@ test('exempt never waits; catch-all (Reject) refuses rather than queues', () => 
     serverConcurrencyLimit: 1,
     requestWaitLimitMs: 60_000,
     levels: [{ name: 'catch-all', shares: 5 }],
-    schemas: [{ name: 'catch-all', priorityLevel: 'catch-all', matchingPrecedence: 10000, distinguisher: 'ByUser', rules: { subjects: [{ kind: 'Group', name: '*' }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }], nonResourceRules: [] } }],
+    schemas: [{ name: 'catch-all', priorityLevel: 'catch-all', matchingPrecedence: 10000, distinguisher: 'ByUser', rules: [{ subjects: [{ kind: 'Group', name: '*' }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }], nonResourceRules: [] }] }],
   });
   const s = catchAll.classify(info('GET', '/api/v1/pods'), 'bob', [])!;
   assert.equal(catchAll.acquire(s, 'bob', new EventEmitter() as unknown as IncomingMessage), true);
   assert.equal(catchAll.acquire(s, 'bob', new EventEmitter() as unknown as IncomingMessage), false);
+});
+
+test('configure: objects compiled, a schema without its level skipped, missing mandatory objects stand in, unchanged levels keep their state', () => {
+  const apf = new PriorityAndFairness({ serverConcurrencyLimit: 600, requestWaitLimitMs: 15_000 });
+  const global = apf.levels.get('global-default')!;
+  global.inUse = 3;
+  const pl = compilePriorityLevel({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'team', uid: 'pl-uid' }, spec: { type: 'Limited', limited: { assuredConcurrencyShares: 20, limitResponse: { type: 'Reject' } } } });
+  const rules = [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: 'team', name: '*' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }];
+  const schema = (name: string, level: string) => compileFlowSchema({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta2', kind: 'FlowSchema', metadata: { name, uid: `${name}-uid` }, spec: { priorityLevelConfiguration: { name: level }, matchingPrecedence: name === 'dangling' ? 100 : 200, rules } });
+  // The same configuration again (mandatory objects missing stand in): the level keeps its state.
+  apf.configure(BOOTSTRAP_PRIORITY_LEVELS.filter((l) => l.name !== 'catch-all'), BOOTSTRAP_FLOW_SCHEMAS.filter((s) => s.name !== 'exempt'));
+  assert.equal(apf.levels.get('global-default'), global);
+  assert.ok(apf.levels.has('catch-all'));
+  apf.configure([...BOOTSTRAP_PRIORITY_LEVELS, pl], [...BOOTSTRAP_FLOW_SCHEMAS, schema('dangling', 'nowhere'), schema('team', 'team')]);
+  // The shares now add up to 265: global-default's seats change (600 × 20 / 265 → 46).
+  assert.equal(apf.levels.get('global-default')!.seats, 46);
+  const s = apf.classify(info('GET', '/api/v1/namespaces/team/pods'), 'system:serviceaccount:team:builder', ['system:serviceaccounts', 'system:authenticated'])!;
+  assert.equal(s.uid, 'team-uid');
+  assert.equal(s.level.uid, 'pl-uid');
+  assert.equal(apf.classify(info('GET', '/api/v1/pods'), 'admin', ['system:masters'])!.spec.name, 'exempt');
 });

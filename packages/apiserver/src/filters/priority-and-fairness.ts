@@ -8,18 +8,19 @@
  * flow's hand; queues are served round-robin. A full queue, or a wait longer than the limit
  * (kube: --request-timeout / 4 = 15 s), answers kube's 429. `exempt` never waits.
  *
- * The configuration is kube 1.24's bootstrap one (mandatory + suggested objects), fixed: plinth
- * does not serve flowcontrol.apiserver.k8s.io, so it cannot be changed at run time. The response
- * headers name the flow schema and priority level by UIDs derived from their names (stable across
- * restarts and servers). Simplifications: every request takes one seat (kube 1.24's work estimator
+ * The configuration starts as kube 1.24's bootstrap one and then follows the FlowSchema and
+ * PriorityLevelConfiguration objects (controllers/flowcontrol.ts calls `configure`). The response
+ * headers name the flow schema and priority level by their objects' UIDs. Simplifications: every request takes one seat (kube 1.24's work estimator
  * gives wide lists and mutations with many watchers more), and fair queuing is round-robin over the
  * non-empty queues rather than virtual-time fair queuing.
  */
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contextOf, type Handler, type RequestDeadline } from '../context.js';
 import { closeIfBodyUnread, responseDone } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
+import { BOOTSTRAP_FLOW_SCHEMA_OBJECTS, BOOTSTRAP_PRIORITY_LEVEL_OBJECTS, FLOWCONTROL_NAME_CATCH_ALL, FLOWCONTROL_NAME_EXEMPT, type StoredObject } from '@plinth/api';
 
 const ALL = '*';
 
@@ -53,6 +54,8 @@ interface Rules {
 
 export interface PriorityLevelSpec {
   name: string;
+  /** The object's UID (the X-Kubernetes-PF-PriorityLevel-UID header); derived from the name when absent. */
+  uid?: string;
   exempt?: boolean;
   /** AssuredConcurrencyShares (v1beta2; nominalConcurrencyShares later). */
   shares: number;
@@ -62,104 +65,81 @@ export interface PriorityLevelSpec {
 
 export interface FlowSchemaSpec {
   name: string;
+  /** The object's UID (the X-Kubernetes-PF-FlowSchema-UID header); derived from the name when absent. */
+  uid?: string;
   priorityLevel: string;
   matchingPrecedence: number;
   distinguisher?: 'ByUser' | 'ByNamespace';
-  rules: Rules;
+  /** Any of these rules matching matches. */
+  rules: readonly Rules[];
 }
 
-const group = (name: string): Subject => ({ kind: 'Group', name });
-const user = (name: string): Subject => ({ kind: 'User', name });
-const kubeSystemServiceAccount = (name: string): Subject =>
-  name === ALL ? { kind: 'ServiceAccount', name: 'system:serviceaccount:kube-system:', prefix: true } : { kind: 'ServiceAccount', name: `system:serviceaccount:kube-system:${name}` };
-const everything: Pick<Rules, 'resourceRules' | 'nonResourceRules'> = {
-  resourceRules: [{ verbs: [ALL], apiGroups: [ALL], resources: [ALL], namespaces: [ALL], clusterScope: true }],
-  nonResourceRules: [{ verbs: [ALL], urls: [ALL] }],
-};
-const getCreateUpdate = ['get', 'create', 'update'];
+type Obj = Record<string, unknown>;
+const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(asObj) : []);
+/** A wildcard list is matched by its first entry alone (validation allows `*` only by itself). */
+const wild = (l: string[]): string[] => (l.includes(ALL) ? [ALL] : l);
 
-/** kube 1.24's bootstrap priority levels (pkg/apis/flowcontrol/bootstrap, v1beta2). */
-export const BOOTSTRAP_PRIORITY_LEVELS: readonly PriorityLevelSpec[] = [
-  { name: 'exempt', exempt: true, shares: 0 },
-  { name: 'system', shares: 30, queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
-  { name: 'node-high', shares: 40, queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
-  { name: 'leader-election', shares: 10, queuing: { queues: 16, handSize: 4, queueLengthLimit: 50 } },
-  { name: 'workload-high', shares: 40, queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
-  { name: 'workload-low', shares: 100, queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
-  { name: 'global-default', shares: 20, queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
-  { name: 'catch-all', shares: 5 },
-];
+function compileSubject(s: Obj): Subject | undefined {
+  switch (s['kind']) {
+    case 'User':
+      return { kind: 'User', name: String(asObj(s['user'])['name'] ?? '') };
+    case 'Group':
+      return { kind: 'Group', name: String(asObj(s['group'])['name'] ?? '') };
+    case 'ServiceAccount': {
+      const sa = asObj(s['serviceAccount']);
+      const prefix = `system:serviceaccount:${String(sa['namespace'] ?? '')}:`;
+      return sa['name'] === ALL ? { kind: 'ServiceAccount', name: prefix, prefix: true } : { kind: 'ServiceAccount', name: `${prefix}${String(sa['name'] ?? '')}` };
+    }
+    default:
+      return undefined;
+  }
+}
 
-/** kube 1.24's bootstrap flow schemas, in matching-precedence order (ties: by name). */
-export const BOOTSTRAP_FLOW_SCHEMAS: readonly FlowSchemaSpec[] = [
-  { name: 'exempt', priorityLevel: 'exempt', matchingPrecedence: 1, rules: { subjects: [group('system:masters')], ...everything } },
-  {
-    name: 'probes',
-    priorityLevel: 'exempt',
-    matchingPrecedence: 2,
-    rules: { subjects: [group('system:unauthenticated'), group('system:authenticated')], resourceRules: [], nonResourceRules: [{ verbs: ['get'], urls: ['/healthz', '/readyz', '/livez'] }] },
-  },
-  {
-    name: 'system-leader-election',
-    priorityLevel: 'leader-election',
-    matchingPrecedence: 100,
-    distinguisher: 'ByUser',
-    rules: {
-      subjects: [user('system:kube-controller-manager'), user('system:kube-scheduler'), kubeSystemServiceAccount(ALL)],
-      resourceRules: [
-        { verbs: getCreateUpdate, apiGroups: [''], resources: ['endpoints', 'configmaps'], namespaces: ['kube-system'], clusterScope: false },
-        { verbs: getCreateUpdate, apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: [ALL], clusterScope: false },
-      ],
-      nonResourceRules: [],
-    },
-  },
-  {
-    name: 'endpoint-controller',
-    priorityLevel: 'workload-high',
-    matchingPrecedence: 150,
-    distinguisher: 'ByUser',
-    rules: {
-      subjects: [user('system:kube-controller-manager'), kubeSystemServiceAccount('endpoint-controller'), kubeSystemServiceAccount('endpointslicemirroring-controller')],
-      resourceRules: [{ verbs: getCreateUpdate, apiGroups: [''], resources: ['endpoints'], namespaces: [ALL], clusterScope: false }],
-      nonResourceRules: [],
-    },
-  },
-  {
-    name: 'workload-leader-election',
-    priorityLevel: 'leader-election',
-    matchingPrecedence: 200,
-    distinguisher: 'ByUser',
-    rules: {
-      subjects: [kubeSystemServiceAccount(ALL)],
-      resourceRules: [
-        { verbs: getCreateUpdate, apiGroups: [''], resources: ['endpoints', 'configmaps'], namespaces: [ALL], clusterScope: false },
-        { verbs: getCreateUpdate, apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: [ALL], clusterScope: false },
-      ],
-      nonResourceRules: [],
-    },
-  },
-  {
-    name: 'system-node-high',
-    priorityLevel: 'node-high',
-    matchingPrecedence: 400,
-    distinguisher: 'ByUser',
-    rules: {
-      subjects: [group('system:nodes')],
-      resourceRules: [
-        { verbs: [ALL], apiGroups: [''], resources: ['nodes', 'nodes/status'], namespaces: [ALL], clusterScope: true },
-        { verbs: [ALL], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: [ALL], clusterScope: false },
-      ],
-      nonResourceRules: [],
-    },
-  },
-  { name: 'system-nodes', priorityLevel: 'system', matchingPrecedence: 500, distinguisher: 'ByUser', rules: { subjects: [group('system:nodes')], ...everything } },
-  { name: 'kube-controller-manager', priorityLevel: 'workload-high', matchingPrecedence: 800, distinguisher: 'ByNamespace', rules: { subjects: [user('system:kube-controller-manager')], ...everything } },
-  { name: 'kube-scheduler', priorityLevel: 'workload-high', matchingPrecedence: 800, distinguisher: 'ByNamespace', rules: { subjects: [user('system:kube-scheduler')], ...everything } },
-  { name: 'kube-system-service-accounts', priorityLevel: 'workload-high', matchingPrecedence: 900, distinguisher: 'ByNamespace', rules: { subjects: [kubeSystemServiceAccount(ALL)], ...everything } },
-  { name: 'service-accounts', priorityLevel: 'workload-low', matchingPrecedence: 9000, distinguisher: 'ByUser', rules: { subjects: [group('system:serviceaccounts')], ...everything } },
-  { name: 'global-default', priorityLevel: 'global-default', matchingPrecedence: 9900, distinguisher: 'ByUser', rules: { subjects: [group('system:unauthenticated'), group('system:authenticated')], ...everything } },
-  { name: 'catch-all', priorityLevel: 'catch-all', matchingPrecedence: 10000, distinguisher: 'ByUser', rules: { subjects: [group('system:unauthenticated'), group('system:authenticated')], ...everything } },
-];
+/** A PriorityLevelConfiguration object (v1beta2) as the filter's level spec. */
+export function compilePriorityLevel(obj: StoredObject): PriorityLevelSpec {
+  const spec = asObj(obj['spec']);
+  const name = obj.metadata.name ?? '';
+  const uid = obj.metadata.uid ?? bootstrapUID('prioritylevelconfigurations', name);
+  if (spec['type'] === 'Exempt') return { name, uid, exempt: true, shares: 0 };
+  const limited = asObj(spec['limited']);
+  const lr = asObj(limited['limitResponse']);
+  const q = asObj(lr['queuing']);
+  const shares = typeof limited['assuredConcurrencyShares'] === 'number' ? limited['assuredConcurrencyShares'] : 30;
+  if (lr['type'] !== 'Queue') return { name, uid, shares };
+  const n = (v: unknown, d: number): number => (typeof v === 'number' && v > 0 ? v : d);
+  return { name, uid, shares, queuing: { queues: n(q['queues'], 64), handSize: n(q['handSize'], 8), queueLengthLimit: n(q['queueLengthLimit'], 50) } };
+}
+
+/** A FlowSchema object (v1beta2) as the filter's schema spec. */
+export function compileFlowSchema(obj: StoredObject): FlowSchemaSpec {
+  const spec = asObj(obj['spec']);
+  const name = obj.metadata.name ?? '';
+  const dm = asObj(spec['distinguisherMethod'])['type'];
+  return {
+    name,
+    uid: obj.metadata.uid ?? bootstrapUID('flowschemas', name),
+    priorityLevel: String(asObj(spec['priorityLevelConfiguration'])['name'] ?? ''),
+    matchingPrecedence: typeof spec['matchingPrecedence'] === 'number' ? spec['matchingPrecedence'] : 1000,
+    ...(dm === 'ByUser' || dm === 'ByNamespace' ? { distinguisher: dm } : {}),
+    rules: list(spec['rules']).map((r) => ({
+      subjects: list(r['subjects']).flatMap((s) => compileSubject(s) ?? []),
+      resourceRules: list(r['resourceRules']).map((rr) => ({
+        verbs: wild(strs(rr['verbs'])),
+        apiGroups: wild(strs(rr['apiGroups'])),
+        resources: wild(strs(rr['resources'])),
+        namespaces: wild(strs(rr['namespaces'])),
+        clusterScope: rr['clusterScope'] === true,
+      })),
+      nonResourceRules: list(r['nonResourceRules']).map((nr) => ({ verbs: wild(strs(nr['verbs'])), urls: wild(strs(nr['nonResourceURLs'])) })),
+    })),
+  };
+}
+
+/** kube 1.24's bootstrap configuration (@plinth/api's objects, the one source), compiled. */
+export const BOOTSTRAP_PRIORITY_LEVELS: readonly PriorityLevelSpec[] = BOOTSTRAP_PRIORITY_LEVEL_OBJECTS.map(compilePriorityLevel);
+export const BOOTSTRAP_FLOW_SCHEMAS: readonly FlowSchemaSpec[] = BOOTSTRAP_FLOW_SCHEMA_OBJECTS.map(compileFlowSchema);
 
 /** A UUID derived from a bootstrap object's kind and name (name-based, SHA-1, as UUID v5). */
 export function bootstrapUID(kind: 'flowschemas' | 'prioritylevelconfigurations', name: string): string {
@@ -189,7 +169,7 @@ class Level {
     readonly spec: PriorityLevelSpec,
     seats: number,
   ) {
-    this.uid = bootstrapUID('prioritylevelconfigurations', spec.name);
+    this.uid = spec.uid ?? bootstrapUID('prioritylevelconfigurations', spec.name);
     this.seats = seats;
     this.#queues = spec.queuing ? Array.from({ length: spec.queuing.queues }, () => []) : undefined;
   }
@@ -291,9 +271,7 @@ function nonResourceMatches(r: NonResourceRule, info: RequestInfo): boolean {
   return false;
 }
 
-/** Plain loops, no closures: classification runs on every request and allocates nothing. */
-function schemaMatches(fs: FlowSchemaSpec, info: RequestInfo, name: string, groups: readonly string[]): boolean {
-  const r = fs.rules;
+function rulesMatch(r: Rules, info: RequestInfo, name: string, groups: readonly string[]): boolean {
   let subject = false;
   for (const s of r.subjects) {
     if (subjectMatches(s, name, groups)) {
@@ -307,6 +285,12 @@ function schemaMatches(fs: FlowSchemaSpec, info: RequestInfo, name: string, grou
     return false;
   }
   for (const nr of r.nonResourceRules) if (nonResourceMatches(nr, info)) return true;
+  return false;
+}
+
+/** Plain loops, no closures: classification runs on every request and allocates nothing. */
+function schemaMatches(fs: FlowSchemaSpec, info: RequestInfo, name: string, groups: readonly string[]): boolean {
+  for (const r of fs.rules) if (rulesMatch(r, info, name, groups)) return true;
   return false;
 }
 
@@ -327,27 +311,55 @@ export interface PriorityAndFairnessOptions {
   requestWaitLimitMs: number;
   levels?: readonly PriorityLevelSpec[];
   schemas?: readonly FlowSchemaSpec[];
+  /** An existing instance (reconfigured by the config controller) instead of a new one. */
+  apf?: PriorityAndFairness;
 }
 
 /** The classifier and seat accounting, without the HTTP side (for the filter and its tests). */
 export class PriorityAndFairness {
-  readonly levels: ReadonlyMap<string, Level>;
-  readonly #schemas: readonly CompiledSchema[];
+  #levels: ReadonlyMap<string, Level> = new Map();
+  #schemas: readonly CompiledSchema[] = [];
   readonly #waitLimitMs: number;
+  readonly #serverConcurrencyLimit: number;
 
   constructor(opts: PriorityAndFairnessOptions) {
-    const levelSpecs = opts.levels ?? BOOTSTRAP_PRIORITY_LEVELS;
-    const sumShares = levelSpecs.reduce((s, l) => s + (l.exempt ? 0 : l.shares), 0);
-    const levels = new Map<string, Level>();
-    for (const l of levelSpecs) levels.set(l.name, new Level(l, l.exempt ? Infinity : Math.ceil((opts.serverConcurrencyLimit * l.shares) / sumShares)));
-    this.levels = levels;
-    const schemas = [...(opts.schemas ?? BOOTSTRAP_FLOW_SCHEMAS)].sort((a, b) => a.matchingPrecedence - b.matchingPrecedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.#schemas = schemas.map((spec) => {
-      const level = levels.get(spec.priorityLevel);
-      if (!level) throw new Error(`flow schema ${spec.name} names an unknown priority level ${spec.priorityLevel}`);
-      return { spec, uid: bootstrapUID('flowschemas', spec.name), level };
-    });
     this.#waitLimitMs = opts.requestWaitLimitMs;
+    this.#serverConcurrencyLimit = opts.serverConcurrencyLimit;
+    this.configure(opts.levels ?? BOOTSTRAP_PRIORITY_LEVELS, opts.schemas ?? BOOTSTRAP_FLOW_SCHEMAS);
+  }
+
+  get levels(): ReadonlyMap<string, Level> {
+    return this.#levels;
+  }
+
+  /**
+   * Replaces the configuration (kube's config controller digesting the objects): a schema naming
+   * a missing level is ignored, the mandatory objects stand in when missing, and a level whose
+   * spec and seats are unchanged keeps its state (seats in use, queues).
+   */
+  configure(levelSpecs: readonly PriorityLevelSpec[], schemaSpecs: readonly FlowSchemaSpec[]): void {
+    const specs = [...levelSpecs];
+    const schemasIn = [...schemaSpecs];
+    for (const name of [FLOWCONTROL_NAME_EXEMPT, FLOWCONTROL_NAME_CATCH_ALL]) {
+      // kube's config controller adds a missing mandatory object's bootstrap value.
+      const bl = BOOTSTRAP_PRIORITY_LEVELS.find((l) => l.name === name);
+      if (bl && !specs.some((l) => l.name === name)) specs.push(bl);
+      const bs = BOOTSTRAP_FLOW_SCHEMAS.find((s) => s.name === name);
+      if (bs && !schemasIn.some((s) => s.name === name)) schemasIn.push(bs);
+    }
+    const sumShares = specs.reduce((s, l) => s + (l.exempt ? 0 : l.shares), 0);
+    const levels = new Map<string, Level>();
+    for (const l of specs) {
+      const seats = l.exempt ? Infinity : Math.ceil((this.#serverConcurrencyLimit * l.shares) / sumShares);
+      const old = this.#levels.get(l.name);
+      levels.set(l.name, old && old.seats === seats && isDeepStrictEqual(old.spec, l) ? old : new Level(l, seats));
+    }
+    this.#levels = levels;
+    const sorted = schemasIn.sort((a, b) => a.matchingPrecedence - b.matchingPrecedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#schemas = sorted.flatMap((spec) => {
+      const level = levels.get(spec.priorityLevel);
+      return level ? [{ spec, uid: spec.uid ?? bootstrapUID('flowschemas', spec.name), level }] : [];
+    });
   }
 
   /** The first schema (by precedence) matching the request; catch-all matches everyone. */
@@ -405,7 +417,7 @@ export class PriorityAndFairness {
  * starts (kube 1.24: until the watch is initialized); other long-running requests bypass it.
  */
 export function withPriorityAndFairness(next: Handler, opts: PriorityAndFairnessOptions): Handler {
-  const apf = new PriorityAndFairness(opts);
+  const apf = opts.apf ?? new PriorityAndFairness(opts);
   return async (req, res) => {
     const ctx = contextOf(req);
     const { info } = ctx;
