@@ -1,0 +1,143 @@
+/**
+ * Deprecated APIs end to end: every resource discovery lists is requested once, and the three
+ * signals of kube-apiserver 1.24 (the `Warning` header, the `k8s.io/deprecated` and
+ * `k8s.io/removed-release` audit annotations, the `apiserver_requested_deprecated_apis` gauge)
+ * are asserted against kube 1.24's prerelease-lifecycle values (k8s.io/api's generated
+ * `APILifecycleDeprecated/Removed/Replacement` of each kind): present with kube's exact text on
+ * the deprecated versions, absent on every other.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, tempDir, usePlinth } from './harness.js';
+import { parseExposition, samplesOf } from './metrics-parser.js';
+
+/**
+ * kube 1.24's deprecated kinds among those plinth serves: `[deprecated in, removed in, replacement]`
+ * (removed defaults to deprecated + 3 minors in prerelease-lifecycle-gen; core/v1 ComponentStatus
+ * is hand-declared in k8s.io/api core/v1 lifecycle.go, with no removal).
+ */
+const KUBE_1_24: Record<string, [string, string, string?]> = {
+  'v1 ComponentStatus': ['1.19', ''],
+  'autoscaling/v2beta1 HorizontalPodAutoscaler': ['1.22', '1.25', 'autoscaling/v2 HorizontalPodAutoscaler'],
+  'autoscaling/v2beta2 HorizontalPodAutoscaler': ['1.23', '1.26', 'autoscaling/v2 HorizontalPodAutoscaler'],
+  'batch/v1beta1 CronJob': ['1.21', '1.25', 'batch/v1 CronJob'],
+  'discovery.k8s.io/v1beta1 EndpointSlice': ['1.21', '1.25', 'discovery.k8s.io/v1 EndpointSlice'],
+  'events.k8s.io/v1beta1 Event': ['1.22', '1.25'],
+  'flowcontrol.apiserver.k8s.io/v1beta1 FlowSchema': ['1.23', '1.26'],
+  'flowcontrol.apiserver.k8s.io/v1beta1 PriorityLevelConfiguration': ['1.23', '1.26'],
+  'node.k8s.io/v1beta1 RuntimeClass': ['1.22', '1.25'],
+  'policy/v1beta1 PodDisruptionBudget': ['1.21', '1.25', 'policy/v1 PodDisruptionBudget'],
+  'policy/v1beta1 PodSecurityPolicy': ['1.21', '1.25'],
+  'storage.k8s.io/v1beta1 CSIStorageCapacity': ['1.24', '1.27', 'storage.k8s.io/v1 CSIStorageCapacity'],
+};
+
+/** kube's deprecation.WarningMessage for a kind of the table. */
+function expectedWarning(gvk: string): string {
+  const [dep, removed, replacement] = KUBE_1_24[gvk]!;
+  return `${gvk} is deprecated in v${dep}+${removed ? `, unavailable in v${removed}+` : ''}${replacement ? `; use ${replacement}` : ''}`;
+}
+
+const dir = tempDir('plinth-deprecations-');
+const logPath = join(dir, 'audit.log');
+writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n');
+const env = usePlinth([`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${logPath}`]);
+
+interface Endpoint {
+  groupVersion: string;
+  kind: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  path: string;
+  verb: 'get' | 'create';
+}
+
+/** One readable endpoint per discovered resource (list, or a get of a missing object), and the status sub-resources. */
+async function discoverEndpoints(): Promise<Endpoint[]> {
+  const c = env.plinth.client;
+  const gvs: string[] = ['v1'];
+  for (const g of (await c.get('/apis')).body.groups as Array<{ versions: Array<{ groupVersion: string }> }>) gvs.push(...g.versions.map((v) => v.groupVersion));
+  const out: Endpoint[] = [];
+  for (const gv of gvs) {
+    const base = gv === 'v1' ? '/api/v1' : `/apis/${gv}`;
+    const [group, version] = gv.includes('/') ? (gv.split('/') as [string, string]) : ['', gv];
+    const resources = (await c.get(base)).body.resources as Array<{ name: string; kind: string; namespaced: boolean; verbs: string[] }>;
+    for (const r of resources) {
+      const [resource, subresource = ''] = r.name.split('/') as [string, string?];
+      const parent = resources.find((p) => p.name === resource)!;
+      const scope = parent.namespaced ? `${base}/namespaces/default` : base;
+      let path: string | undefined;
+      let verb: 'get' | 'create' = 'get';
+      if (!subresource && r.verbs.includes('list')) path = `${scope}/${resource}`;
+      else if (!subresource && r.verbs.includes('get')) path = `${scope}/${resource}/missing`;
+      else if (subresource === 'status' && r.verbs.includes('get')) path = `${scope}/${resource}/missing/status`;
+      else if (!subresource && r.verbs.includes('create')) {
+        // create-only resources (reviews, bindings): a POST of an empty body still reaches the route.
+        path = `${scope}/${resource}`;
+        verb = 'create';
+      }
+      if (path) out.push({ groupVersion: gv, kind: subresource ? parent.kind : r.kind, group, version, resource, subresource, path, verb });
+    }
+  }
+  return out;
+}
+
+function auditEvent(id: string): Promise<{ annotations?: Record<string, string> }> {
+  return eventually(async () => {
+    if (!existsSync(logPath)) return undefined;
+    const evs = readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return evs.find((e) => e.auditID === id && e.stage === 'ResponseComplete');
+  }, 10_000, `the audit event ${id}`);
+}
+
+test('every discovered endpoint: kube 1.24’s Warning, audit annotations and gauge series on deprecated versions only', async () => {
+  const c = env.plinth.client;
+  const endpoints = await discoverEndpoints();
+  // Every deprecated kind of kube 1.24 that discovery lists is in the walk; nothing else is deprecated.
+  const served = new Set(endpoints.map((e) => `${e.groupVersion} ${e.kind}`));
+  assert.ok(served.has('batch/v1beta1 CronJob') && served.has('policy/v1beta1 PodSecurityPolicy') && served.has('v1 ComponentStatus'), [...served].join('\n'));
+  let n = 0;
+  for (const e of endpoints) {
+    const id = `deprecations-${++n}-${process.pid}`;
+    const isCreateOnly = e.verb === 'create';
+    const res = isCreateOnly ? await c.post(e.path, {}, { headers: { 'audit-id': id } }) : await c.get(e.path, { headers: { 'audit-id': id } });
+    const gvk = `${e.groupVersion} ${e.kind}`;
+    const what = `${isCreateOnly ? 'POST' : 'GET'} ${e.path} (${res.status})`;
+    const ev = await auditEvent(id);
+    if (KUBE_1_24[gvk]) {
+      assert.equal(res.headers['warning'], `299 - "${expectedWarning(gvk)}"`, what);
+      assert.equal(ev.annotations?.['k8s.io/deprecated'], 'true', what);
+      const removed = KUBE_1_24[gvk]![1];
+      assert.equal(ev.annotations?.['k8s.io/removed-release'], removed || undefined, what);
+    } else {
+      assert.equal(res.headers['warning'], undefined, what);
+      assert.equal(ev.annotations?.['k8s.io/deprecated'], undefined, what);
+      assert.equal(ev.annotations?.['k8s.io/removed-release'], undefined, what);
+    }
+  }
+
+  // The gauge: exactly one series per deprecated endpoint requested, labelled as kube labels it.
+  const families = parseExposition((await c.get('/metrics')).raw.toString('utf8'));
+  const series = samplesOf(families, 'apiserver_requested_deprecated_apis').map((s) => {
+    assert.equal(s.value, 1);
+    return JSON.stringify(s.labels);
+  });
+  const expected = endpoints
+    .filter((e) => KUBE_1_24[`${e.groupVersion} ${e.kind}`])
+    .map((e) => JSON.stringify({ group: e.group, version: e.version, resource: e.resource, subresource: e.subresource, removed_release: KUBE_1_24[`${e.groupVersion} ${e.kind}`]![1] }));
+  assert.ok(expected.some((s) => s.includes('"subresource":"status"')), 'a deprecated status sub-resource is walked');
+  assert.deepEqual(series.map((s) => JSON.parse(s)).map((l) => JSON.stringify({ group: l.group, version: l.version, resource: l.resource, subresource: l.subresource, removed_release: l.removed_release })).sort(), expected.sort());
+});
+
+test('kubectl prints the deprecation warning of a deprecated version', async () => {
+  const { execFile } = await import('node:child_process');
+  const { kubectlPath } = await import('./harness.js');
+  const out = await new Promise<{ stderr: string; code: number }>((resolve) => {
+    execFile(kubectlPath(), ['--kubeconfig', env.plinth.server.kubeconfigPath, 'get', 'cronjobs.v1beta1.batch', '-A'], { encoding: 'utf8' }, (err, _stdout, stderr) => resolve({ stderr, code: err ? 1 : 0 }));
+  });
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stderr, /^Warning: batch\/v1beta1 CronJob is deprecated in v1\.21\+, unavailable in v1\.25\+; use batch\/v1 CronJob$/m);
+});
