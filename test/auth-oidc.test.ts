@@ -58,7 +58,7 @@ describe('OIDC with a running issuer', () => {
     issuer = await TestIssuer.start(tls, { clientID: CLIENT_ID });
     plinth = await startInProcess({
       etcd,
-      args: oidcFlags(issuer, ['--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com']),
+      args: oidcFlags(issuer, ['--feature-gates=APISelfSubjectReview=true', '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com']),
     });
     // Discovery runs in the background: wait for the first token to go through.
     const token = await issuer.sign({ sub: 'alice', hd: 'example.com' });

@@ -60,7 +60,7 @@ async function whoami(_t: TestContext, c: TestClient, token: string): Promise<an
 }
 
 describe('service-account tokens with the embedded defaults', () => {
-  const env = usePlinth([]);
+  const env = usePlinth(['--feature-gates=APISelfSubjectReview=true']);
   let c: TestClient;
   const ns = 'sa-legacy';
   before(async () => {

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, tempDir, usePlinth } from './harness.js';
+import { execFile } from 'node:child_process';
+import { eventually, kubectlPath, tempDir, usePlinth } from './harness.js';
 import { parseExposition, samplesOf } from './metrics-parser.js';
 
 /**
@@ -133,11 +134,42 @@ test('every discovered endpoint: kube 1.24’s Warning, audit annotations and ga
 });
 
 test('kubectl prints the deprecation warning of a deprecated version', async () => {
-  const { execFile } = await import('node:child_process');
-  const { kubectlPath } = await import('./harness.js');
   const out = await new Promise<{ stderr: string; code: number }>((resolve) => {
-    execFile(kubectlPath(), ['--kubeconfig', env.plinth.server.kubeconfigPath, 'get', 'cronjobs.v1beta1.batch', '-A'], { encoding: 'utf8' }, (err, _stdout, stderr) => resolve({ stderr, code: err ? 1 : 0 }));
+    execFile(kubectlPath(), ['--kubeconfig', env.plinth.server.kubeconfigPath, '--cache-dir', tempDir('kubectl-cache-'), 'get', 'cronjobs.v1beta1.batch', '-A'], { encoding: 'utf8' }, (err, _stdout, stderr) => resolve({ stderr, code: err ? 1 : 0 }));
   });
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stderr, /^Warning: batch\/v1beta1 CronJob is deprecated in v1\.21\+, unavailable in v1\.25\+; use batch\/v1 CronJob$/m);
+});
+
+/** kube-apiserver 1.24's `kubectl api-versions` with its default --runtime-config. */
+const KUBE_1_24_VERSIONS = [
+  'admissionregistration.k8s.io/v1', 'apiextensions.k8s.io/v1', 'apiregistration.k8s.io/v1', 'apps/v1', 'authentication.k8s.io/v1',
+  'authorization.k8s.io/v1', 'autoscaling/v1', 'autoscaling/v2', 'autoscaling/v2beta1', 'autoscaling/v2beta2', 'batch/v1', 'batch/v1beta1',
+  'certificates.k8s.io/v1', 'coordination.k8s.io/v1', 'discovery.k8s.io/v1', 'discovery.k8s.io/v1beta1', 'events.k8s.io/v1', 'events.k8s.io/v1beta1',
+  'flowcontrol.apiserver.k8s.io/v1beta1', 'flowcontrol.apiserver.k8s.io/v1beta2', 'networking.k8s.io/v1', 'node.k8s.io/v1', 'node.k8s.io/v1beta1',
+  'policy/v1', 'policy/v1beta1', 'rbac.authorization.k8s.io/v1', 'scheduling.k8s.io/v1', 'storage.k8s.io/v1', 'storage.k8s.io/v1beta1', 'v1',
+];
+
+test('kubectl api-versions: kube 1.24’s versions of every group plinth serves, and no API kube 1.24 lacks', async () => {
+  const out = await new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
+    execFile(kubectlPath(), ['--kubeconfig', env.plinth.server.kubeconfigPath, '--cache-dir', tempDir('kubectl-cache-'), 'api-versions'], { encoding: 'utf8' }, (err, stdout, stderr) => resolve({ stdout, stderr, code: err ? 1 : 0 }));
+  });
+  assert.equal(out.code, 0, out.stderr);
+  const got = out.stdout.trim().split('\n');
+  const groupOf = (gv: string) => (gv.includes('/') ? gv.slice(0, gv.indexOf('/')) : '');
+  const served = new Set(got.map(groupOf));
+  assert.deepEqual(got, KUBE_1_24_VERSIONS.filter((gv) => served.has(groupOf(gv))));
+  // authentication.k8s.io/v1 is kube 1.24's: tokenreviews only (selfsubjectreviews came in 1.28).
+  const authn = (await env.plinth.client.get('/apis/authentication.k8s.io/v1')).body.resources.map((r: { name: string }) => r.name);
+  assert.deepEqual(authn, ['tokenreviews']);
+});
+
+test('selfsubjectreviews are off by default (the APISelfSubjectReview gate): 404, and system:basic-user is not granted them', async () => {
+  const c = env.plinth.client;
+  const res = await c.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+  assert.equal(res.status, 404);
+  const basic = (await c.get('/apis/rbac.authorization.k8s.io/v1/clusterroles/system:basic-user')).body.rules as Array<{ resources?: string[] }>;
+  assert.ok(!basic.some((r) => r.resources?.includes('selfsubjectreviews')), JSON.stringify(basic));
+  const v2 = (await c.get('/openapi/v2')).body;
+  assert.ok(!Object.keys(v2.paths).some((p) => p.includes('selfsubjectreviews')));
 });
