@@ -32,8 +32,9 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The OIDC flags, and the gate that serves SelfSubjectReview (how these tests read the user). */
 function oidcFlags(issuer: TestIssuer, extra: string[] = []): string[] {
-  return [`--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${tls.caFile}`, ...extra];
+  return ['--feature-gates=APISelfSubjectReview=true', `--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${tls.caFile}`, ...extra];
 }
 
 /** `status.userInfo` of a SelfSubjectReview made with `token`. */
@@ -58,7 +59,7 @@ describe('OIDC with a running issuer', () => {
     issuer = await TestIssuer.start(tls, { clientID: CLIENT_ID });
     plinth = await startInProcess({
       etcd,
-      args: oidcFlags(issuer, ['--feature-gates=APISelfSubjectReview=true', '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com']),
+      args: oidcFlags(issuer, ['--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=hd=example.com']),
     });
     // Discovery runs in the background: wait for the first token to go through.
     const token = await issuer.sign({ sub: 'alice', hd: 'example.com' });

@@ -178,6 +178,7 @@ describe('service-account tokens with configured issuers, audiences and keys', (
   writeFileSync(signingFile, signing.privateKey.export({ type: 'pkcs1', format: 'pem' }));
   writeFileSync(extraFile, extra.publicKey.export({ type: 'spki', format: 'pem' }));
   const env = usePlinth([
+    '--feature-gates=APISelfSubjectReview=true',
     '--service-account-issuer=https://issuer.example',
     '--service-account-issuer=https://previous.example',
     '--api-audiences=api',
