@@ -173,3 +173,25 @@ test('selfsubjectreviews are off by default (the APISelfSubjectReview gate): 404
   const v2 = (await c.get('/openapi/v2')).body;
   assert.ok(!Object.keys(v2.paths).some((p) => p.includes('selfsubjectreviews')));
 });
+
+test('a deprecated custom resource version: the Warning, k8s.io/deprecated without a removed release, and a gauge series with removed_release=""', async () => {
+  const c = env.plinth.client;
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } };
+  const versions = [
+    { name: 'v1', served: true, storage: true, schema },
+    { name: 'v1beta1', served: true, storage: false, deprecated: true, schema },
+  ];
+  const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.dep.example.com' }, spec: { group: 'dep.example.com', scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions } };
+  assert.equal((await c.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
+  const path = '/apis/dep.example.com/v1beta1/namespaces/default/gadgets';
+  await eventually(async () => (await c.get(path)).status === 200, 15_000, 'gadgets served');
+  const id = `deprecations-crd-${process.pid}`;
+  const res = await c.get(path, { headers: { 'audit-id': id } });
+  assert.equal(res.headers['warning'], '299 - "dep.example.com/v1beta1 Gadget is deprecated; use dep.example.com/v1 Gadget"');
+  const ev = await auditEvent(id);
+  assert.equal(ev.annotations?.['k8s.io/deprecated'], 'true');
+  assert.equal(ev.annotations?.['k8s.io/removed-release'], undefined);
+  const families = parseExposition((await c.get('/metrics')).raw.toString('utf8'));
+  assert.deepEqual(samplesOf(families, 'apiserver_requested_deprecated_apis', { group: 'dep.example.com' }).map((s) => s.labels), [{ group: 'dep.example.com', version: 'v1beta1', resource: 'gadgets', subresource: '', removed_release: '' }]);
+  assert.equal((await c.get('/apis/dep.example.com/v1/namespaces/default/gadgets')).headers['warning'], undefined);
+});
