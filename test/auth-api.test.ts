@@ -12,7 +12,8 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { decodeProtobuf, encodeProtobuf } from '@plinth/apiserver';
 import { eventually, kubectlPath, tempDir, usePlinth } from './harness.js';
 
-const env = usePlinth();
+// kube 1.28's SelfSubjectReview is served only with its gate on (off by default, as kube 1.24 has no such API).
+const env = usePlinth(['--feature-gates=APISelfSubjectReview=true']);
 const PB = 'application/vnd.kubernetes.protobuf';
 const AUTHN = '/apis/authentication.k8s.io/v1';
 const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';

@@ -44,7 +44,7 @@ async function createToken(c: TestClient, data: Record<string, string | undefine
 const inSeconds = (s: number): string => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 describe('with --enable-bootstrap-token-auth', () => {
-  const env = usePlinth(['--enable-bootstrap-token-auth']);
+  const env = usePlinth(['--enable-bootstrap-token-auth', '--feature-gates=APISelfSubjectReview=true']);
 
   it('a token authenticates as system:bootstrap:<id> with its groups', async () => {
     const c = env.plinth.client;

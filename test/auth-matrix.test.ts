@@ -207,6 +207,7 @@ before(async () => {
   );
   plinth = await startProcess(join(dir, 'data'), [
     '-v=10',
+    '--feature-gates=APISelfSubjectReview=true',
     `--client-ca-file=${pki.certFile('client-ca')}`,
     `--requestheader-client-ca-file=${pki.certFile('proxy-ca')}`,
     '--requestheader-allowed-names=front-proxy',

@@ -32,8 +32,9 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The OIDC flags, and the gate that serves SelfSubjectReview (how these tests read the user). */
 function oidcFlags(issuer: TestIssuer, extra: string[] = []): string[] {
-  return [`--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${tls.caFile}`, ...extra];
+  return ['--feature-gates=APISelfSubjectReview=true', `--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${tls.caFile}`, ...extra];
 }
 
 /** `status.userInfo` of a SelfSubjectReview made with `token`. */

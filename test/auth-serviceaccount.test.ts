@@ -60,7 +60,7 @@ async function whoami(_t: TestContext, c: TestClient, token: string): Promise<an
 }
 
 describe('service-account tokens with the embedded defaults', () => {
-  const env = usePlinth([]);
+  const env = usePlinth(['--feature-gates=APISelfSubjectReview=true']);
   let c: TestClient;
   const ns = 'sa-legacy';
   before(async () => {
@@ -178,6 +178,7 @@ describe('service-account tokens with configured issuers, audiences and keys', (
   writeFileSync(signingFile, signing.privateKey.export({ type: 'pkcs1', format: 'pem' }));
   writeFileSync(extraFile, extra.publicKey.export({ type: 'spki', format: 'pem' }));
   const env = usePlinth([
+    '--feature-gates=APISelfSubjectReview=true',
     '--service-account-issuer=https://issuer.example',
     '--service-account-issuer=https://previous.example',
     '--api-audiences=api',

@@ -73,7 +73,7 @@ after(async () => {
   await plinthV1?.stop();
 });
 
-const env = usePlinth([`--authentication-token-webhook-config-file=${kubeconfigV1beta1}`, `--authentication-token-webhook-cache-ttl=${TTL}`, `--api-audiences=${API_AUDIENCE}`]);
+const env = usePlinth(['--feature-gates=APISelfSubjectReview=true', `--authentication-token-webhook-config-file=${kubeconfigV1beta1}`, `--authentication-token-webhook-cache-ttl=${TTL}`, `--api-audiences=${API_AUDIENCE}`]);
 
 before(async () => {
   plinthV1 = await startInProcess({ etcd: env.etcd, args: [`--authentication-token-webhook-config-file=${kubeconfigV1}`, '--authentication-token-webhook-version=v1', `--api-audiences=${API_AUDIENCE}`] });

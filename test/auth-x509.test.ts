@@ -42,6 +42,7 @@ pki.issue('other-proxy', '/CN=not-the-proxy', 'proxy-ca');
 writeFileSync(join(dir, 'client-bundle.crt'), pem('client-ca') + pem('second-ca'));
 
 const env = usePlinth([
+  '--feature-gates=APISelfSubjectReview=true',
   `--client-ca-file=${join(dir, 'client-bundle.crt')}`,
   `--requestheader-client-ca-file=${join(dir, 'proxy-ca.crt')}`,
   '--requestheader-username-headers=X-Remote-User',

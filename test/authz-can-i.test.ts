@@ -44,7 +44,7 @@ async function canI(user: User, ...args: string[]): Promise<boolean> {
 
 before(async () => {
   writeFileSync(join(dir, 'tokens.csv'), Object.entries(USERS).map(([name, token]) => `${token},${name},${name}-uid`).join('\n') + '\n');
-  plinth = await startProcess(join(dir, 'data'), [`--token-auth-file=${join(dir, 'tokens.csv')}`]);
+  plinth = await startProcess(join(dir, 'data'), [`--token-auth-file=${join(dir, 'tokens.csv')}`, '--feature-gates=APISelfSubjectReview=true']);
   const c = plinth.client;
   expectCode(await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }), 201, 'namespace');
   const bind = (user: User, role: string) =>

@@ -37,7 +37,7 @@ const allows = (rules: PolicyRule[] | undefined, want: PolicyRule): boolean => c
 before(async () => {
   const dir = tempDir('plinth-authz-policy-');
   writeFileSync(join(dir, 'tokens.csv'), `${BOB_TOKEN},bob,1001\n`);
-  args = [`--token-auth-file=${join(dir, 'tokens.csv')}`];
+  args = [`--token-auth-file=${join(dir, 'tokens.csv')}`, '--feature-gates=APISelfSubjectReview=true'];
   etcd = await startTestEtcd();
   plinth = await startInProcess({ etcd, args });
   c = plinth.client;

@@ -19,7 +19,7 @@ const dir = tempDir('plinth-authz-reviews-');
 const BOB = 'bob-token-0123456789';
 const CAROL = 'carol-token-0123456789';
 writeFileSync(join(dir, 'tokens.csv'), `${BOB},bob,bob-uid\njane-token-0123456789,jane,jane-uid\n${CAROL},carol,carol-uid\n`);
-const env = usePlinth(['--authorization-mode=RBAC', `--token-auth-file=${join(dir, 'tokens.csv')}`]);
+const env = usePlinth(['--feature-gates=APISelfSubjectReview=true', '--authorization-mode=RBAC', `--token-auth-file=${join(dir, 'tokens.csv')}`]);
 const cacheDir = tempDir('plinth-kubectl-cache-');
 after(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -66,3 +66,11 @@ test('dashboard: every metric a query uses is exported by plinth', async () => {
   assert.ok(used.size >= 10, `only ${used.size} metrics used`);
   for (const name of used) assert.ok(exported.has(name), `the dashboard uses ${name}, which plinth does not export`);
 });
+
+test('dashboard: a table lists the deprecated APIs still called, by verb (the gauge joined with apiserver_request_total)', () => {
+  const table = dashboard.panels.find((p) => p.type === 'table' && (p.targets ?? []).some((t) => t.expr.includes('apiserver_requested_deprecated_apis')));
+  assert.ok(table, 'no table over apiserver_requested_deprecated_apis');
+  const expr = table.targets![0]!.expr;
+  assert.match(expr, /apiserver_requested_deprecated_apis\{[^}]*\}\) \* on \(group, version, resource, subresource\) group_right \(removed_release\) increase\(apiserver_request_total\{/);
+  assert.match(expr, /^sum by \(group, version, resource, subresource, verb, removed_release\)/);
+});

@@ -387,7 +387,7 @@ before(async () => {
   const chartArgs = argsOf(rendered).filter((a) => /^--(service-account-(signing-)?key-file|token-auth-file)=/.test(a));
   assert.equal(chartArgs.length, 3);
   etcd = await startTestEtcd();
-  plinth = await startInProcess({ etcd, args: chartArgs.map((a) => a.replace(/=\/etc\/plinth\/(sa|tokens)\//, `=${creds}/`)) });
+  plinth = await startInProcess({ etcd, args: [...chartArgs.map((a) => a.replace(/=\/etc\/plinth\/(sa|tokens)\//, `=${creds}/`)), '--feature-gates=APISelfSubjectReview=true'] });
   kubeconfig = plinth.server.kubeconfigPath;
 });
 

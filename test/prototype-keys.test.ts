@@ -29,7 +29,7 @@ import { Pki } from './auth-fixtures.js';
 const dir = tempDir('plinth-proto-keys-');
 const tokenFile = join(dir, 'tokens.csv');
 writeFileSync(tokenFile, 'bob-token,bob,bob-uid\n');
-const env = usePlinth([`--token-auth-file=${tokenFile}`]);
+const env = usePlinth([`--token-auth-file=${tokenFile}`, '--feature-gates=APISelfSubjectReview=true']);
 const BOB = { token: 'bob-token' };
 
 const CM = '/api/v1/namespaces/team/configmaps';

@@ -37,11 +37,9 @@ const expected = JSON.parse(readFileSync(join(REPO_ROOT, 'test/fixtures/rbac-boo
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const DEFAULTS = 'labelSelector=kubernetes.io%2Fbootstrapping%3Drbac-defaults';
 /**
- * plinth's one addition: it serves kube 1.28's SelfSubjectReview, which kube grants every user
- * wherever it serves it (`kubectl auth whoami`).
+ * The APISelfSubjectReview gate is off by default, so the policy is exactly kube 1.24's (the gate's
+ * extra system:basic-user rule is checked in authz-policy.test.ts, which turns it on).
  */
-const BASIC_USER_EXTRA: Rule = { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] };
-const expectedRules = (name: string, rules: Rule[]): Rule[] => (name === 'system:basic-user' ? [...rules, BASIC_USER_EXTRA] : rules);
 
 const env = usePlinth();
 const client = () => env.plinth.client;
@@ -62,7 +60,7 @@ describe("kube 1.24's default RBAC policy on a fresh start", () => {
     const counts = (m: Array<[string, number]>) => Object.fromEntries(m);
     assert.deepEqual(
       counts(expected.clusterRoles.filter((r) => r.rules).map((r) => [r.name, got.get(r.name).rules.length])),
-      counts(expected.clusterRoles.filter((r) => r.rules).map((r) => [r.name, expectedRules(r.name, r.rules!).length])),
+      counts(expected.clusterRoles.filter((r) => r.rules).map((r) => [r.name, r.rules!.length])),
     );
     for (const want of expected.clusterRoles) {
       const role = got.get(want.name);
@@ -71,7 +69,7 @@ describe("kube 1.24's default RBAC policy on a fresh start", () => {
       if (want.aggregateFrom) {
         assert.deepEqual(role.aggregationRule, { clusterRoleSelectors: want.aggregateFrom.map((l) => ({ matchLabels: { [l]: 'true' } })) }, want.name);
       } else {
-        assert.deepEqual(role.rules, expectedRules(want.name, want.rules!), want.name);
+        assert.deepEqual(role.rules, want.rules!, want.name);
         assert.equal(role.aggregationRule, undefined);
       }
     }
@@ -174,7 +172,7 @@ describe('kubectl auth can-i --list --as=system:kube-scheduler', () => {
   /** What the scheduler's user and its group system:authenticated are bound to, in `namespace`. */
   const rulesFor = (namespace: string): Rule[] => {
     const mine = (s: Subject[]) => s.some((x) => (x.kind === 'User' && x.name === 'system:kube-scheduler') || (x.kind === 'Group' && x.name === 'system:authenticated'));
-    const byName = new Map(expected.clusterRoles.map((r) => [r.name, expectedRules(r.name, r.rules ?? [])]));
+    const byName = new Map(expected.clusterRoles.map((r) => [r.name, r.rules ?? []]));
     const cluster = expected.clusterRoleBindings.filter((b) => mine(b.subjects)).flatMap((b) => byName.get(b.roleRef)!);
     const local = expected.roleBindings.filter((b) => b.namespace === namespace && mine(b.subjects)).flatMap((b) => expected.roles.find((r) => r.namespace === namespace && r.name === b.roleRef)!.rules);
     return [...cluster, ...local];

@@ -158,3 +158,63 @@ test('unknown keys and bad values stop the executable at start with kube’s mes
     assert.ok(r.output.includes(message), `${flag}: expected "${message}" in:\n${r.output}`);
   }
 });
+
+/** kube-apiserver 1.24's answer to a path no served API has (its NotFound handler). */
+function assertKubeNotFound(res: { status: number; body: { kind?: string; reason?: string; message?: string; code?: number } }, what: string): void {
+  assert.equal(res.status, 404, what);
+  assert.deepEqual({ kind: res.body.kind, reason: res.body.reason, message: res.body.message, code: res.body.code }, { kind: 'Status', reason: 'NotFound', message: 'the server could not find the requested resource', code: 404 }, what);
+}
+
+const versionsOf = async (client: InProcessPlinth['client']): Promise<string[]> =>
+  ((await client.get('/apis')).body.groups as Array<{ versions: Array<{ groupVersion: string }> }>).flatMap((g) => g.versions.map((v) => v.groupVersion));
+
+test('batch/v1=false (the spec’s example): jobs and v1 cronjobs 404, batch/v1beta1 cronjobs stay and become the preferred version', async () => {
+  await withPlinth(['--runtime-config=batch/v1=false'], async ({ client, server }) => {
+    assertKubeNotFound(await client.get('/apis/batch/v1/namespaces/default/jobs'), 'jobs');
+    assertKubeNotFound(await client.get('/apis/batch/v1/namespaces/default/cronjobs'), 'v1 cronjobs');
+    assertKubeNotFound(await client.get('/apis/batch/v1'), 'the v1 document');
+    const group = (await client.get('/apis/batch')).body;
+    assert.deepEqual(group.versions.map((v: { version: string }) => v.version), ['v1beta1']);
+    assert.equal(group.preferredVersion.version, 'v1beta1');
+    assert.equal((await client.get('/apis/batch/v1beta1/namespaces/default/cronjobs')).status, 200);
+    const r = await kubectl(server.kubeconfigPath, 'api-versions');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stdout.split('\n').includes('batch/v1') && r.stdout.split('\n').includes('batch/v1beta1'), r.stdout);
+  });
+});
+
+test('batch/v1beta1/cronjobs=false (a resource key): the version loses its only resource and leaves discovery', async () => {
+  await withPlinth(['--runtime-config=batch/v1beta1/cronjobs=false'], async ({ client }) => {
+    assertKubeNotFound(await client.get('/apis/batch/v1beta1/namespaces/default/cronjobs'), 'v1beta1 cronjobs');
+    assert.equal((await client.get('/apis/batch/v1/namespaces/default/cronjobs')).status, 200);
+    const group = (await client.get('/apis/batch')).body;
+    assert.deepEqual(group.versions.map((v: { version: string }) => v.version), ['v1']);
+    assert.ok(!(await versionsOf(client)).includes('batch/v1beta1'));
+  });
+});
+
+test('api/beta=false: every beta version plinth serves is gone, every GA version stays', async () => {
+  await withPlinth(['--runtime-config=api/beta=false'], async ({ client }) => {
+    const gvs = await versionsOf(client);
+    assert.deepEqual(gvs.filter((gv) => /\/v\d+beta\d+$/.test(gv)), []);
+    for (const gv of ['apps/v1', 'autoscaling/v2', 'autoscaling/v1', 'batch/v1', 'policy/v1', 'node.k8s.io/v1', 'events.k8s.io/v1']) assert.ok(gvs.includes(gv), `${gv} in ${gvs}`);
+    for (const path of ['/apis/autoscaling/v2beta1/horizontalpodautoscalers', '/apis/autoscaling/v2beta2/horizontalpodautoscalers', '/apis/batch/v1beta1/cronjobs', '/apis/policy/v1beta1/poddisruptionbudgets', '/apis/policy/v1beta1/podsecuritypolicies', '/apis/node.k8s.io/v1beta1/runtimeclasses']) {
+      assertKubeNotFound(await client.get(path), path);
+    }
+    assert.equal((await client.get('/apis/autoscaling/v2/horizontalpodautoscalers')).status, 200);
+  });
+});
+
+test('api/all=false,v1=true: only the core group is served', async () => {
+  await withPlinth(['--runtime-config=api/all=false,v1=true'], async ({ client, server }) => {
+    assert.deepEqual((await client.get('/apis')).body.groups, []);
+    assert.equal((await client.get('/api/v1/namespaces/default/configmaps')).status, 200);
+    assert.deepEqual((await client.get('/api')).body.versions, ['v1']);
+    for (const path of ['/apis/apps/v1/namespaces/default/deployments', '/apis/apps', '/apis/rbac.authorization.k8s.io/v1/clusterroles', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions']) {
+      assertKubeNotFound(await client.get(path), path);
+    }
+    const r = await kubectl(server.kubeconfigPath, 'api-versions');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'v1');
+  });
+});

@@ -243,6 +243,11 @@ export interface ResourceDefinition extends KindDefinition {
   conversion?: VersionConversion;
   deprecation?: Deprecation;
   /**
+   * The feature gate that must be on for the resource to be served (kube's registries add such a
+   * storage only when the gate is enabled); absent for resources always served.
+   */
+  featureGate?: string;
+  /**
    * Defaults applied to every object read (get, list, watch, and the current object of an
    * update), as kube's storage decoder applies a custom resource's structural defaults: a default
    * added to the schema later shows on objects stored before. Returns `obj` itself when nothing

@@ -460,10 +460,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
 
     // --runtime-config: what is off leaves the served catalog (404, gone from discovery and
     // OpenAPI); its store stays.
-    const disabled = catalog.all().filter((d) => isDisabled(options.disabledResources, d));
+    // A resource behind a feature gate that is off is left out the same way.
+    const disabled = catalog.all().filter((d) => isDisabled(options.disabledResources, d) || (d.featureGate !== undefined && !options.featureGates.enabled(d.featureGate as FeatureName)));
     if (disabled.length > 0) {
       catalog.remove(disabled);
-      log.info('API versions and resources disabled by --runtime-config', { resources: disabled.map((d) => `${apiVersionOf(d)}/${d.plural}`) });
+      log.info('API versions and resources disabled by --runtime-config or a feature gate', { resources: disabled.map((d) => `${apiVersionOf(d)}/${d.plural}`) });
     }
 
     const cache = watchCaches;

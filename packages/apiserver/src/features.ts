@@ -50,6 +50,11 @@ export const FEATURE_GATES = {
   WatchBookmark: { stage: 'GA', default: true, lockToDefault: true, implemented: true },
   /** plinth's own: consistent reads (resourceVersion unset) answered from the watch cache; off → from etcd. */
   ConsistentListFromCache: { stage: 'BETA', default: true, implemented: true },
+  /**
+   * kube 1.26's gate (not in 1.24): serves authentication.k8s.io/v1 selfsubjectreviews (`kubectl
+   * auth whoami`) and grants it to system:basic-user. Off by default, so discovery is 1.24's.
+   */
+  APISelfSubjectReview: { stage: 'ALPHA', default: false, implemented: true },
   // kube-apiserver 1.24's other gates: declared, not implemented.
   AnyVolumeDataSource: { stage: 'BETA', default: true, implemented: false },
   AppArmor: { stage: 'BETA', default: true, implemented: false },

@@ -63,6 +63,8 @@ export interface ResourceSpec extends KindSpec {
   /** A served version that is not the storage version (see VersionConversion). */
   conversion?: VersionConversion;
   deprecation?: Deprecation;
+  /** Served only with this feature gate on (ResourceDefinition.featureGate). */
+  featureGate?: string;
   readDefaults?: (obj: StoredObject) => StoredObject;
   storagePath?: string;
 }
@@ -122,6 +124,7 @@ export function defineResource(spec: ResourceSpec): ResourceDefinition {
   }
   if (spec.conversion) def.conversion = spec.conversion;
   if (spec.deprecation) def.deprecation = spec.deprecation;
+  if (spec.featureGate) def.featureGate = spec.featureGate;
   if (spec.readDefaults) def.readDefaults = spec.readDefaults;
   if (spec.storagePath) def.storagePath = spec.storagePath;
   return def;

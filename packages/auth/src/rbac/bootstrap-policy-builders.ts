@@ -75,6 +75,7 @@ const DEFAULT_GATES: Readonly<Record<string, boolean>> = {
   StatefulSetAutoDeletePVC: false,
   StorageVersionAPI: false,
   APIServerIdentity: false,
+  APISelfSubjectReview: false,
 };
 
 export function gateOf(opts: BootstrapPolicyOptions): (name: string) => boolean {

@@ -113,10 +113,9 @@ export function policyClusterRoles(opts: BootstrapPolicyOptions = {}): ClusterRo
     clusterRole('system:basic-user', {
       rules: [
         rule(['create'], [authorization], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
-        // Not in 1.24: plinth serves kube 1.28's SelfSubjectReview, and kube grants it to every
-        // user wherever it serves the API (policy.go, APISelfSubjectReview), so `kubectl auth
-        // whoami` works.
-        rule(['create'], [authentication], ['selfsubjectreviews']),
+        // Not in 1.24: with the APISelfSubjectReview gate on, plinth serves kube 1.28's
+        // SelfSubjectReview and grants it to every user as kube's policy.go does under that gate.
+        ...(gate('APISelfSubjectReview') ? [rule(['create'], [authentication], ['selfsubjectreviews'])] : []),
       ],
     }),
     clusterRole('system:public-info-viewer', { rules: [urls(['get'], '/livez', '/readyz', '/healthz', '/version', '/version/')] }),
