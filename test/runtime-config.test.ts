@@ -93,7 +93,7 @@ test('a resource off: only it is gone from its version', async () => {
 });
 
 test('api/beta=false: events.k8s.io/v1beta1 is gone, v1 stays and is the preferred version', async () => {
-  await withPlinth(['--runtime-config=api/beta=false'], async ({ client }) => {
+  await withPlinth(['--runtime-config=api/beta=false', '--enable-priority-and-fairness=false'], async ({ client }) => {
     assert.equal((await client.get('/apis/events.k8s.io/v1beta1/namespaces/default/events')).status, 404);
     assert.equal((await client.post('/apis/events.k8s.io/v1/namespaces/default/events', event('beta-off'))).status, 201);
     const group = (await client.get('/apis/events.k8s.io')).body;
@@ -108,7 +108,7 @@ test('api/beta=false: events.k8s.io/v1beta1 is gone, v1 stays and is the preferr
     assert.equal((await client.get('/apis/events.k8s.io/v1beta1/namespaces/default/events/beta-off')).status, 200);
   });
   // A later specific key overrides api/beta: the beta version is back.
-  await withPlinth(['--runtime-config=api/beta=false,events.k8s.io/v1beta1=true'], async ({ client }) => {
+  await withPlinth(['--runtime-config=api/beta=false,events.k8s.io/v1beta1=true', '--enable-priority-and-fairness=false'], async ({ client }) => {
     assert.equal((await client.get('/apis/events.k8s.io/v1beta1/namespaces/default/events')).status, 200);
   });
 });
@@ -151,6 +151,9 @@ test('unknown keys and bad values stop the executable at start with kube’s mes
     ['--runtime-config=api/all=maybe', 'invalid value api/all=maybe'],
     ['--runtime-config=coordination.k8s.io/v1=yes', 'invalid value of coordination.k8s.io/v1: yes'],
     ['--runtime-config=api/all=false', 'invalid key with only api/all=false'],
+    // kube 1.24's validateAPIPriorityAndFairness: APF needs the flowcontrol API it is configured from.
+    ['--runtime-config=api/beta=false', '--runtime-config=api/beta=false conflicts with --enable-priority-and-fairness=true and --feature-gates=APIPriorityAndFairness=true'],
+    ['--runtime-config=flowcontrol.apiserver.k8s.io/v1beta2=false', '--runtime-config=flowcontrol.apiserver.k8s.io/v1beta2=false conflicts with --enable-priority-and-fairness=true'],
   ];
   for (const [flag, message] of cases) {
     const r = runExecutable([flag]);
@@ -194,7 +197,7 @@ test('batch/v1beta1/cronjobs=false (a resource key): the version loses its only 
 });
 
 test('api/beta=false: every beta version plinth serves is gone, every GA version stays', async () => {
-  await withPlinth(['--runtime-config=api/beta=false'], async ({ client }) => {
+  await withPlinth(['--runtime-config=api/beta=false', '--enable-priority-and-fairness=false'], async ({ client }) => {
     const gvs = await versionsOf(client);
     assert.deepEqual(gvs.filter((gv) => /\/v\d+beta\d+$/.test(gv)), []);
     for (const gv of ['apps/v1', 'autoscaling/v2', 'autoscaling/v1', 'batch/v1', 'policy/v1', 'node.k8s.io/v1', 'events.k8s.io/v1']) assert.ok(gvs.includes(gv), `${gv} in ${gvs}`);
@@ -206,7 +209,7 @@ test('api/beta=false: every beta version plinth serves is gone, every GA version
 });
 
 test('api/all=false,v1=true: only the core group is served', async () => {
-  await withPlinth(['--runtime-config=api/all=false,v1=true'], async ({ client, server }) => {
+  await withPlinth(['--runtime-config=api/all=false,v1=true', '--enable-priority-and-fairness=false'], async ({ client, server }) => {
     assert.deepEqual((await client.get('/apis')).body.groups, []);
     assert.equal((await client.get('/api/v1/namespaces/default/configmaps')).status, 200);
     assert.deepEqual((await client.get('/api')).body.versions, ['v1']);

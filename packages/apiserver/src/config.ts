@@ -413,7 +413,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // a queued request waits at most --request-timeout / 4 (15 s with none).
     const serverConcurrencyLimit = opts.maxRequestsInflight + opts.maxMutatingRequestsInflight;
     const apf =
-      options.featureGates.enabled('APIPriorityAndFairness') && serverConcurrencyLimit > 0
+      options.featureGates.enabled('APIPriorityAndFairness') && opts.enablePriorityAndFairness && serverConcurrencyLimit > 0
         ? new PriorityAndFairness({ serverConcurrencyLimit, requestWaitLimitMs: opts.requestTimeout > 0 ? opts.requestTimeout / 4 : 15_000 })
         : undefined;
     const flowcontrolStores = {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFlags, FlagError } from './flags.js';
-import { completeOptions } from './options.js';
+import { completeOptions, priorityAndFairnessConflict } from './options.js';
 
 test('methods whose flags are unset stay off; the issuer and audiences get kube defaults', () => {
   const { authentication: a } = completeOptions(parseFlags([]));
@@ -66,4 +66,18 @@ test('Service network options: kube 1.24 ranges, messages and the advertised add
   assert.equal(bad(['--service-cluster-ip-range=10.0.0.0/8']), 'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12');
   assert.equal(bad(['--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24']), '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family');
   assert.equal(bad(['--service-cluster-ip-range=300.0.0.0/24']), 'service-cluster-ip-range[0] is not a valid cidr');
+});
+
+test("--runtime-config that turns off APF's flowcontrol versions conflicts with APF, as kube 1.24 checks it", () => {
+  const conflict = (rc: Record<string, string>): string | undefined => priorityAndFairnessConflict(rc);
+  assert.match(conflict({ 'api/all': 'false', v1: 'true' }) ?? '', /^--runtime-config=api\/all=false conflicts with --enable-priority-and-fairness=true and --feature-gates=APIPriorityAndFairness=true$/);
+  assert.match(conflict({ 'api/beta': 'false' }) ?? '', /api\/beta=false conflicts/);
+  // kube's precedence: the flowcontrol version first; one of them explicitly on settles it.
+  assert.equal(conflict({ 'api/beta': 'false', 'flowcontrol.apiserver.k8s.io/v1beta2': 'true' }), undefined);
+  assert.match(conflict({ 'flowcontrol.apiserver.k8s.io/v1beta1': 'false' }) ?? '', /v1beta1=false conflicts/);
+  assert.equal(conflict({ 'batch/v1': 'false' }), undefined);
+  const off = (args: string[]) => completeOptions(parseFlags(args));
+  assert.throws(() => off(['--runtime-config=api/beta=false']), (e: unknown) => e instanceof FlagError && /conflicts with --enable-priority-and-fairness=true/.test(e.message));
+  assert.doesNotThrow(() => off(['--runtime-config=api/beta=false', '--enable-priority-and-fairness=false']));
+  assert.doesNotThrow(() => off(['--runtime-config=api/beta=false', '--feature-gates=APIPriorityAndFairness=false']));
 });

@@ -137,6 +137,23 @@ export function authorizationOptionsFrom(f: ServerOptions): AuthorizationOptions
   };
 }
 
+/**
+ * kube 1.24's validateAPIPriorityAndFairness: APF reads its configuration from the flowcontrol
+ * API, so turning off the versions it needs conflicts with it. Its test runs over the flag's
+ * canonical string (keys sorted, `k=v` joined by commas) with substring matches, as kube's does.
+ */
+export function priorityAndFairnessConflict(runtimeConfig: Record<string, string>): string | undefined {
+  const text = Object.keys(runtimeConfig)
+    .sort()
+    .map((k) => `${k}=${runtimeConfig[k]}`)
+    .join(',');
+  for (const key of ['flowcontrol.apiserver.k8s.io/v1beta2', 'flowcontrol.apiserver.k8s.io/v1beta1', 'api/beta', 'api/all']) {
+    if (text.includes(`${key}=false`)) return `--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true and --feature-gates=APIPriorityAndFairness=true`;
+    if (text.includes(`${key}=true`)) return undefined;
+  }
+  return undefined;
+}
+
 /** Validates and defaults; throws a FlagError listing every problem. */
 export function completeOptions(flags: ServerOptions): CompletedOptions {
   const authentication = authenticationOptionsFrom(flags);
@@ -150,6 +167,10 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   const featureGates = featureGatesFrom(flags.featureGates, errs, (w) => warnings.push(w));
   errs.push(...validateAuditFlags(flags));
   const disabledResources = disabledByRuntimeConfig(flags.runtimeConfig, builtinResources(), errs, (w) => warnings.push(w));
+  if (featureGates.enabled('APIPriorityAndFairness') && flags.enablePriorityAndFairness) {
+    const conflict = priorityAndFairnessConflict(flags.runtimeConfig);
+    if (conflict) errs.push(conflict);
+  }
   const hiddenMetrics = validateShowHiddenMetricsVersion(flags.showHiddenMetricsForVersion);
   if (hiddenMetrics) errs.push(hiddenMetrics);
   const services = serviceNetworkOptionsFrom(flags, errs);
