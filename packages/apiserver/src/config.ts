@@ -18,6 +18,7 @@ import { decodeAdmitted } from './registry/codec.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
+import { syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
 import { FEATURE_GATES, type FeatureName } from './features.js';
@@ -492,6 +493,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         { name: 'generic-apiserver-start-informers', run: async () => authorizer!.synced },
         // `crd-informer-synced`: the CRDs present at start are served.
         apiextensions.postStartHook,
+        // kube's autoregister: a local APIService per served group/version (after the CRDs, as kube waits for their sync).
+        { name: 'kube-apiserver-autoregistration', run: () => syncLocalAPIServices(stores.get(def('apiregistration.k8s.io', 'v1', 'apiservices'))!, catalog.all()) },
       ],
       preShutdownHooks: [{ name: 'bootstrap-controller', run: () => services.preShutdown() }],
       controllers,
