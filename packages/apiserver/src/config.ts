@@ -18,6 +18,7 @@ import { decodeAdmitted } from './registry/codec.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
+import { createAggregator, type Aggregator } from './aggregator/aggregator.js';
 import { syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
@@ -60,6 +61,8 @@ export interface ServerConfig {
   etcdClient: { endpoints: string[]; tls?: { ca: Buffer; cert?: Buffer; key?: Buffer } };
   watchCaches: WatchCaches | undefined;
   catalog: Catalog;
+  /** kube-aggregator: APIServices with a Service are proxied and merged into discovery. */
+  aggregator: Aggregator;
   keys: KeyFunctions;
   /** The registry store of every stored resource in the catalog. */
   stores: Map<ResourceDefinition, ResourceStore>;
@@ -406,7 +409,26 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         return () => clearInterval(timer);
       },
     });
-    const controllers: Controller[] = [apiextensions.controller, { name: 'apiserver-identity', start: () => identity.start() }];
+    const aggregator = createAggregator({
+      apiservices: stores.get(def('apiregistration.k8s.io', 'v1', 'apiservices'))!,
+      services: stores.get(def('', 'v1', 'services'))!,
+      endpoints: stores.get(def('', 'v1', 'endpoints'))!,
+      proxyClientCertFile: opts.proxyClientCertFile,
+      proxyClientKeyFile: opts.proxyClientKeyFile,
+      log,
+    });
+    const controllers: Controller[] = [
+      apiextensions.controller,
+      { name: 'apiserver-identity', start: () => identity.start() },
+      // kube-aggregator's proxy routes and APIServiceAvailable controller (every replica, as kube's).
+      {
+        name: 'kube-aggregator',
+        start: () => {
+          aggregator.start();
+          return () => aggregator.stop();
+        },
+      },
+    ];
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
       // kube's apiserverleasegc (every replica, hourly there): here the leader, each renewal period.
@@ -455,6 +477,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       storage,
       watchCaches: cache,
       catalog,
+      aggregator,
       keys,
       stores,
       admission,

@@ -46,6 +46,12 @@ const PRIORITIES: Readonly<Record<string, readonly [number, number]>> = {
   'flowcontrol.apiserver.k8s.io/v1beta1': [16100, 12],
 };
 
+/** kube's group priority of a built-in group; CRD groups get 1000 (kube's crdregistration controller). */
+export function localGroupPriority(group: string): number {
+  for (const [gv, p] of Object.entries(PRIORITIES)) if (gv.slice(0, gv.lastIndexOf('/')) === group) return p[0];
+  return 1000;
+}
+
 /** The local APIService kube registers for a served group/version; undefined when kube's table has none. */
 export function localAPIService(group: string, version: string): StoredObject | undefined {
   const p = PRIORITIES[`${group}/${version}`];
