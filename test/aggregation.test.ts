@@ -23,7 +23,15 @@ const pki = new Pki(tempDir('plinth-aggregation-'))
   .rootCA('front-proxy-ca')
   .issue('front-proxy-client', '/CN=front-proxy-client', 'front-proxy-ca');
 
-const env = usePlinth([`--proxy-client-cert-file=${pki.certFile('front-proxy-client')}`, `--proxy-client-key-file=${pki.keyFile('front-proxy-client')}`]);
+const env = usePlinth([
+  `--proxy-client-cert-file=${pki.certFile('front-proxy-client')}`,
+  `--proxy-client-key-file=${pki.keyFile('front-proxy-client')}`,
+  `--requestheader-client-ca-file=${pki.certFile('front-proxy-ca')}`,
+  '--requestheader-allowed-names=front-proxy-client',
+  '--requestheader-username-headers=X-Remote-User',
+  '--requestheader-group-headers=X-Remote-Group',
+  '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+]);
 const AS = '/apis/apiregistration.k8s.io/v1/apiservices';
 const NAME = 'v1beta1.metrics.k8s.io';
 
@@ -106,6 +114,16 @@ describe('aggregation', () => {
   });
   after(async () => {
     if (backend.listening) await stopBackend();
+  });
+
+  it('publishes kube-system/extension-apiserver-authentication with the front-proxy configuration', async () => {
+    const cm = await env.plinth.client.get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
+    expectCode(cm, 200);
+    assert.equal(cm.body.data['requestheader-client-ca-file'], pki.pem('front-proxy-ca'));
+    assert.equal(cm.body.data['requestheader-username-headers'], '["X-Remote-User"]');
+    assert.equal(cm.body.data['requestheader-group-headers'], '["X-Remote-Group"]');
+    assert.equal(cm.body.data['requestheader-extra-headers-prefix'], '["X-Remote-Extra-"]');
+    assert.equal(cm.body.data['requestheader-allowed-names'], '["front-proxy-client"]');
   });
 
   it('an APIService whose Service has no endpoints is Available False (EndpointsNotFound) and answered 503', async () => {

@@ -19,6 +19,7 @@ import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
 import { createAggregator, type Aggregator } from './aggregator/aggregator.js';
+import { publishAuthenticationInfo } from './controllers/cluster-authentication-info.js';
 import { syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
@@ -509,6 +510,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
               ? ensureBootstrapPolicyElected({ ...bootstrapPolicy, isLeader: () => leader.isLeader(), fallbackMs: 2 * opts.leaderElectLeaseDuration })
               : ensureBootstrapPolicy(bootstrapPolicy),
         },
+        // kube's hook publishing kube-system/extension-apiserver-authentication for aggregated servers.
+        { name: 'start-cluster-authentication-info-controller', run: () => publishAuthenticationInfo(stores.get(def('', 'v1', 'configmaps'))!, opts) },
         // kube's scheduling hook creates the system PriorityClasses.
         { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(stores.get(priorityClassesDef)!) },
         // kube's hook that starts the shared informers; plinth's started with the config, so this
