@@ -87,6 +87,30 @@ describe('apiservices', () => {
     assert.equal(st.body.spec.versionPriority, 100);
   });
 
+  it('registers an APIService per group/version a CRD serves, and removes it with the CRD', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.reg.example.com' },
+      spec: {
+        group: 'reg.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    };
+    expectCode(await env.plinth.client.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201);
+    const got = await eventually(async () => {
+      const r = await env.plinth.client.get(`${AS}/v1.reg.example.com`);
+      return r.status === 200 ? r.body : undefined;
+    }, 20_000);
+    assert.equal(got.metadata.labels['kube-aggregator.kubernetes.io/automanaged'], 'true');
+    assert.deepEqual(got.spec, { group: 'reg.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+    assert.equal(got.status.conditions[0].reason, 'Local');
+    expectCode(await env.plinth.client.delete('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.reg.example.com'), 200);
+    await eventually(async () => (await env.plinth.client.get(`${AS}/v1.reg.example.com`)).status === 404, 30_000);
+  });
+
   it('prints NAME SERVICE AVAILABLE AGE as kube', async () => {
     const out = await kubectl('get', 'apiservices');
     assert.match(out.split('\n')[0]!, /^NAME\s+SERVICE\s+AVAILABLE\s+AGE$/);

@@ -20,7 +20,7 @@ import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
 import { createAggregator, type Aggregator } from './aggregator/aggregator.js';
 import { publishAuthenticationInfo } from './controllers/cluster-authentication-info.js';
-import { syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
+import { syncCustomResourceAPIServices, syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
 import { FEATURE_GATES, type FeatureName } from './features.js';
@@ -421,6 +421,19 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const controllers: Controller[] = [
       apiextensions.controller,
       { name: 'apiserver-identity', start: () => identity.start() },
+      // kube's crdRegistrationController: APIServices follow the group/versions CRDs serve.
+      {
+        name: 'crd-apiservice-registration',
+        start: () => {
+          const apiservices = stores.get(def('apiregistration.k8s.io', 'v1', 'apiservices'))!;
+          let running: Promise<void> = Promise.resolve();
+          const sync = (): void => {
+            running = running.then(() => syncCustomResourceAPIServices(apiservices, catalog.all())).catch((e: unknown) => log.error('registering the APIServices of CRDs failed', { error: String(e) }));
+          };
+          sync();
+          return catalog.subscribe(sync);
+        },
+      },
       // kube-aggregator's proxy routes and APIServiceAvailable controller (every replica, as kube's).
       {
         name: 'kube-aggregator',

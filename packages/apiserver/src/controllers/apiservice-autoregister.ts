@@ -103,3 +103,39 @@ export async function syncLocalAPIServices(store: ResourceStore, served: Readonl
     }
   }
 }
+
+/**
+ * kube's crdRegistrationController: an APIService per group/version served by CRDs alone
+ * (priorities 1000 and 100, label `automanaged: true`), removed when no CRD serves it any more.
+ */
+export async function syncCustomResourceAPIServices(store: ResourceStore, served: ReadonlyArray<{ group: string; version: string }>): Promise<void> {
+  const scope = { user: CONTROLLER_USER, namespace: '' };
+  const desired = new Map<string, StoredObject>();
+  for (const { group, version } of served) {
+    if (PRIORITIES[`${group}/${version}`]) continue;
+    const name = `${version}.${group}`;
+    desired.set(name, {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name, labels: { [AUTOMANAGED_LABEL]: 'true' } },
+      spec: { group, version, groupPriorityMinimum: 1000, versionPriority: 100 },
+    });
+  }
+  const existing = new Map((await store.list(scope, {})).items.map((o) => [o.metadata.name!, o]));
+  for (const [name, svc] of desired) {
+    if (existing.has(name)) continue;
+    try {
+      await store.create(scope, svc);
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+  for (const [name, have] of existing) {
+    if (desired.has(name) || have.metadata.labels?.[AUTOMANAGED_LABEL] !== 'true') continue;
+    try {
+      await store.delete(scope, name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}
