@@ -159,6 +159,12 @@ describe('aggregation', () => {
     assert.ok(req.headers['x-remote-user']);
     assert.match(String(req.headers['x-remote-group']), /system:masters/);
     assert.equal(req.headers['authorization'], undefined);
+    // A caller's own front-proxy or impersonation headers never reach the backend: only who it is.
+    seen.length = 0;
+    expectCode(await env.plinth.client.get('/apis/metrics.k8s.io/v1beta1/namespaces/default/pods', { headers: { 'X-Remote-User': 'mallory', 'X-Remote-Extra-Scopes': 'all' } }), 200);
+    const spoofed = seen.find((s) => s.path === '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods')!;
+    assert.equal(spoofed.headers['x-remote-user'], req.headers['x-remote-user']);
+    assert.equal(spoofed.headers['x-remote-extra-scopes'], undefined);
   });
 
   it('merges the group into discovery: /apis, /apis/metrics.k8s.io, kubectl api-resources and api-versions', needsIP, async () => {
