@@ -159,6 +159,12 @@ describe('aggregation', () => {
     assert.ok(req.headers['x-remote-user']);
     assert.match(String(req.headers['x-remote-group']), /system:masters/);
     assert.equal(req.headers['authorization'], undefined);
+    // Authorized here first, as kube-aggregator's handler chain does: anonymous never reaches the backend.
+    seen.length = 0;
+    const anon = await env.plinth.client.get('/apis/metrics.k8s.io/v1beta1/nodes', { token: null });
+    assert.equal(anon.status, 403);
+    assert.equal(anon.body.message, 'nodes.metrics.k8s.io is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "metrics.k8s.io" at the cluster scope');
+    assert.equal(seen.length, 0);
     // A caller's own front-proxy or impersonation headers never reach the backend: only who it is.
     seen.length = 0;
     expectCode(await env.plinth.client.get('/apis/metrics.k8s.io/v1beta1/namespaces/default/pods', { headers: { 'X-Remote-User': 'mallory', 'X-Remote-Extra-Scopes': 'all' } }), 200);
