@@ -162,7 +162,7 @@ export function createAggregator(opts: AggregatorOptions): Aggregator {
 
   const serve = async (req: IncomingMessage, res: ServerResponse, remote: Remote): Promise<void> => {
     if (!remote.available) return unavailable(res);
-    const user = contextOf(req).user;
+    const { user, auditID } = contextOf(req);
     if (!user) {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('missing user\n');
@@ -171,7 +171,7 @@ export function createAggregator(opts: AggregatorOptions): Aggregator {
     const resolved = await resolveService(opts, remote.ref);
     if (!resolved.ok) return unavailable(res);
     const isDiscovery = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '').split('/').length === 4;
-    await proxyRequest(req, res, { host: resolved.host, port: resolved.port, tls: remote.tls, user, path: req.url ?? '/', ...(isDiscovery ? { timeoutMs: PROBE_TIMEOUT_MS } : {}) });
+    await proxyRequest(req, res, { host: resolved.host, port: resolved.port, tls: remote.tls, user, path: req.url ?? '/', ...(auditID ? { auditID } : {}), ...(isDiscovery ? { timeoutMs: PROBE_TIMEOUT_MS } : {}) });
   };
 
   const groupDoc = (group: string): Raw | undefined => {

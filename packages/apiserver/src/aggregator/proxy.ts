@@ -44,9 +44,16 @@ export function tlsOptions(tls: BackendTLS): RequestOptions {
 }
 
 /** Forwards `req` to host:port and streams the answer back; resolves when the answer is sent. */
-export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: { host: string; port: number; tls: BackendTLS; user: UserInfo; path: string; timeoutMs?: number }): Promise<void> {
+export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: { host: string; port: number; tls: BackendTLS; user: UserInfo; path: string; auditID?: string; timeoutMs?: number }): Promise<void> {
   return new Promise((resolve) => {
-    const upstream = httpsRequest({ host: target.host, port: target.port, method: req.method, path: target.path, headers: authProxyHeaders(req.headers, target.user), ...tlsOptions(target.tls), agent: false });
+    const headers = authProxyHeaders(req.headers, target.user);
+    // kube passes the request's audit ID on, so both servers' audit events share it.
+    if (target.auditID) headers['audit-id'] = target.auditID;
+    const upstream = httpsRequest({ host: target.host, port: target.port, method: req.method, path: target.path, headers, ...tlsOptions(target.tls), agent: false });
+    // A client that goes away ends the backend request too (watches included).
+    res.on('close', () => {
+      if (!upstream.destroyed) upstream.destroy();
+    });
     if (target.timeoutMs) upstream.setTimeout(target.timeoutMs, () => upstream.destroy(new Error('timeout')));
     upstream.on('response', (answer) => {
       const headers: OutgoingHttpHeaders = {};
