@@ -403,6 +403,11 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, spec: { podSelector: { matchLabels: { app: 'fuzz' } }, ingress: [{ from: [{ podSelector: {} }], ports: [{ port: 80 }] }] } };
     case 'PriorityClass':
       return { ...base, value: rng.pick([0, 1000, 1_000_000]), description: 'fuzzed' };
+    case 'APIService': {
+      // An APIService's name is <version>.<group>: derived from the given name; a local one.
+      const group = `${name.replace(/[^a-z0-9-]/g, '')}.fuzz.example.com`;
+      return { ...base, metadata: { ...metadata, name: `v1.${group}` }, spec: { group, version: 'v1', groupPriorityMinimum: rng.pick([100, 20000]), versionPriority: rng.pick([1, 1000]) } };
+    }
     case 'RuntimeClass':
       return { ...base, handler: rng.pick(['runc', 'kata']) };
     case 'EndpointSlice':

@@ -18,6 +18,9 @@ import { decodeAdmitted } from './registry/codec.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
+import { createAggregator, type Aggregator } from './aggregator/aggregator.js';
+import { publishAuthenticationInfo } from './controllers/cluster-authentication-info.js';
+import { syncCustomResourceAPIServices, syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
 import { FEATURE_GATES, type FeatureName } from './features.js';
@@ -61,6 +64,8 @@ export interface ServerConfig {
   etcdClient: { endpoints: string[]; tls?: { ca: Buffer; cert?: Buffer; key?: Buffer } };
   watchCaches: WatchCaches | undefined;
   catalog: Catalog;
+  /** kube-aggregator: APIServices with a Service are proxied and merged into discovery. */
+  aggregator: Aggregator;
   keys: KeyFunctions;
   /** The registry store of every stored resource in the catalog. */
   stores: Map<ResourceDefinition, ResourceStore>;
@@ -421,11 +426,40 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       priorityLevels: stores.get(def('flowcontrol.apiserver.k8s.io', 'v1beta2', 'prioritylevelconfigurations'))!,
       log,
     };
+    const aggregator = createAggregator({
+      apiservices: stores.get(def('apiregistration.k8s.io', 'v1', 'apiservices'))!,
+      services: stores.get(def('', 'v1', 'services'))!,
+      endpoints: stores.get(def('', 'v1', 'endpoints'))!,
+      proxyClientCertFile: opts.proxyClientCertFile,
+      proxyClientKeyFile: opts.proxyClientKeyFile,
+      log,
+    });
     const controllers: Controller[] = [
       apiextensions.controller,
       { name: 'apiserver-identity', start: () => identity.start() },
       // kube's APF config controller runs in every apiserver that has the filter.
       ...(apf ? [{ name: 'priority-and-fairness-config-consumer', start: () => startFlowcontrolConfig({ ...flowcontrolStores, apf }) }] : []),
+      // kube's crdRegistrationController: APIServices follow the group/versions CRDs serve.
+      {
+        name: 'crd-apiservice-registration',
+        start: () => {
+          const apiservices = stores.get(def('apiregistration.k8s.io', 'v1', 'apiservices'))!;
+          let running: Promise<void> = Promise.resolve();
+          const sync = (): void => {
+            running = running.then(() => syncCustomResourceAPIServices(apiservices, catalog.all())).catch((e: unknown) => log.error('registering the APIServices of CRDs failed', { error: String(e) }));
+          };
+          sync();
+          return catalog.subscribe(sync);
+        },
+      },
+      // kube-aggregator's proxy routes and APIServiceAvailable controller (every replica, as kube's).
+      {
+        name: 'kube-aggregator',
+        start: () => {
+          aggregator.start();
+          return () => aggregator.stop();
+        },
+      },
     ];
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
@@ -476,6 +510,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       storage,
       watchCaches: cache,
       catalog,
+      aggregator,
       keys,
       stores,
       admission,
@@ -507,6 +542,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
               ? ensureBootstrapPolicyElected({ ...bootstrapPolicy, isLeader: () => leader.isLeader(), fallbackMs: 2 * opts.leaderElectLeaseDuration })
               : ensureBootstrapPolicy(bootstrapPolicy),
         },
+        // kube's hook publishing kube-system/extension-apiserver-authentication for aggregated servers.
+        { name: 'start-cluster-authentication-info-controller', run: () => publishAuthenticationInfo(stores.get(def('', 'v1', 'configmaps'))!, opts) },
         // kube's scheduling hook creates the system PriorityClasses.
         { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(stores.get(priorityClassesDef)!) },
         // kube's flowcontrol hook: the mandatory and suggested APF objects.
@@ -516,6 +553,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         { name: 'generic-apiserver-start-informers', run: async () => authorizer!.synced },
         // `crd-informer-synced`: the CRDs present at start are served.
         apiextensions.postStartHook,
+        // kube's autoregister: a local APIService per served group/version (after the CRDs, as kube waits for their sync).
+        { name: 'kube-apiserver-autoregistration', run: () => syncLocalAPIServices(stores.get(def('apiregistration.k8s.io', 'v1', 'apiservices'))!, catalog.all()) },
       ],
       preShutdownHooks: [{ name: 'bootstrap-controller', run: () => services.preShutdown() }],
       controllers,

@@ -65,6 +65,9 @@ export interface ServerOptions {
   requestheaderUsernameHeaders: string[];
   requestheaderGroupHeaders: string[];
   requestheaderExtraHeadersPrefix: string[];
+  proxyClientCertFile: string;
+  proxyClientKeyFile: string;
+  enableAggregatorRouting: boolean;
   // Authorization and admission.
   authorizationMode: string[];
   authorizationWebhookConfigFile: string;
@@ -190,6 +193,9 @@ const SPECS: FlagSpec[] = [
   { name: 'requestheader-username-headers', kind: 'strings', key: 'requestheaderUsernameHeaders', default: '', usage: 'List of request headers to inspect for usernames. X-Remote-User is common.' },
   { name: 'requestheader-group-headers', kind: 'strings', key: 'requestheaderGroupHeaders', default: '', usage: 'List of request headers to inspect for groups. X-Remote-Group is suggested.' },
   { name: 'requestheader-extra-headers-prefix', kind: 'strings', key: 'requestheaderExtraHeadersPrefix', default: '', usage: 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.' },
+  { name: 'proxy-client-cert-file', kind: 'string', key: 'proxyClientCertFile', default: '', usage: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins.' },
+  { name: 'proxy-client-key-file', kind: 'string', key: 'proxyClientKeyFile', default: '', usage: 'Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request.' },
+  { name: 'enable-aggregator-routing', kind: 'bool', key: 'enableAggregatorRouting', default: 'false', usage: 'Turns on aggregator routing requests to endpoints IP rather than cluster IP.' },
   { name: 'authorization-mode', kind: 'strings', key: 'authorizationMode', default: 'RBAC', usage: 'Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,AlwaysDeny,RBAC,Webhook. (kube-apiserver defaults to AlwaysAllow; plinth is secure by default.)' },
   { name: 'authorization-webhook-config-file', kind: 'string', key: 'authorizationWebhookConfigFile', default: '', usage: 'File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server\'s secure port.' },
   { name: 'authorization-webhook-version', kind: 'string', key: 'authorizationWebhookVersion', default: 'v1beta1', usage: 'The API version of the authorization.k8s.io SubjectAccessReview to send to and expect from the webhook.' },

@@ -129,7 +129,7 @@ function isApiPath(url: string): boolean {
 /** Builds the handler chain over a config's components. */
 function buildHandler(config: ServerConfig, address: () => string, isShuttingDown: () => boolean, hooksDone: ReadonlySet<string>): Handler {
   const { catalog, stores, options } = config;
-  const discovery = buildDiscovery(catalog, SERVED_VERBS, address);
+  const discovery = config.aggregator.mergeDiscovery(buildDiscovery(catalog, SERVED_VERBS, address));
   const health = healthEndpoints({
     base: config.healthChecks,
     readyOnly: config.readyzChecks,
@@ -192,7 +192,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
   // A resource request's target is resolved (a path that is no route: 404) once it is authorized,
   // before it is instrumented or reaches any handler (handlers/target.ts).
-  const authorized = withAuthorization(withResourceTarget(metrics.instrument(route), { catalog }), config.authorizer);
+  const authorized = withAuthorization(config.aggregator.withAggregation(withResourceTarget(metrics.instrument(route), { catalog })), config.authorizer);
   // kube: APF with its gate on and a positive total limit, the max-in-flight filter otherwise.
   const serverConcurrencyLimit = options.flags.maxRequestsInflight + options.flags.maxMutatingRequestsInflight;
   const limited = metrics.trackInflight(

@@ -35,6 +35,7 @@ describe('builtinResources', () => {
       'secrets',
       'serviceaccounts',
       'services',
+      'apiservices',
       'controllerrevisions',
       'daemonsets',
       'deployments',

@@ -5,6 +5,7 @@
  * …, admissionregistration, apiextensions, scheduling, coordination, …).
  */
 import type { ResourceDefinition } from '../catalog.js';
+import { apiregistrationGroup } from './apiregistration/index.js';
 import { admissionregistrationGroup } from './admissionregistration/index.js';
 import { appsGroup } from './apps/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
@@ -28,6 +29,7 @@ export function builtinResources(): ResourceDefinition[] {
   return [
     ...coreGroup,
     // kube's /apis order: apiregistration, apps, events.k8s.io, authentication, authorization, ...
+    ...apiregistrationGroup,
     ...appsGroup,
     ...eventsGroup,
     ...authenticationGroup,
@@ -51,6 +53,7 @@ export function builtinResources(): ResourceDefinition[] {
 }
 
 export * from './core/index.js';
+export * from './apiregistration/index.js';
 export * from './apps/index.js';
 export * from './events/index.js';
 export * from './batch/index.js';
