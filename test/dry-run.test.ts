@@ -26,6 +26,12 @@ before(async () => {
   for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
     await eventually(async () => (await plinth.client.get(`/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200, 10_000, `default SA in ${ns}`);
   }
+  // and the APF config consumer's Dangling condition on every FlowSchema.
+  await eventually(
+    async () => ((await plinth.client.get('/apis/flowcontrol.apiserver.k8s.io/v1beta2/flowschemas')).body.items as { status?: { conditions?: { type: string }[] } }[]).every((fs) => fs.status?.conditions?.some((c) => c.type === 'Dangling')),
+    10_000,
+    'Dangling conditions on every FlowSchema',
+  );
   assert.equal((await plinth.client.post(SA, { metadata: { name: 'dry', labels: { a: '1' } } })).status, 201);
 });
 

@@ -19,7 +19,7 @@ import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
 import { createAggregator, type Aggregator } from './aggregator/aggregator.js';
-import { publishAuthenticationInfo } from './controllers/cluster-authentication-info.js';
+import { startAuthenticationInfoPublisher } from './controllers/cluster-authentication-info.js';
 import { syncCustomResourceAPIServices, syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
@@ -543,7 +543,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
               : ensureBootstrapPolicy(bootstrapPolicy),
         },
         // kube's hook publishing kube-system/extension-apiserver-authentication for aggregated servers.
-        { name: 'start-cluster-authentication-info-controller', run: () => publishAuthenticationInfo(stores.get(def('', 'v1', 'configmaps'))!, opts) },
+        { name: 'start-cluster-authentication-info-controller', run: () => startAuthenticationInfoPublisher(stores.get(def('', 'v1', 'configmaps'))!, opts, (e) => log.error('publishing kube-system/extension-apiserver-authentication failed; retrying', { error: String(e) })) },
         // kube's scheduling hook creates the system PriorityClasses.
         { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(stores.get(priorityClassesDef)!) },
         // kube's flowcontrol hook: the mandatory and suggested APF objects.

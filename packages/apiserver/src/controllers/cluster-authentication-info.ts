@@ -5,6 +5,7 @@
  * which client CA and which front-proxy headers to trust.
  */
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { isAlreadyExists, isNotFound, type StoredObject, type UserInfo } from '@plinth/api';
 import type { ResourceStore } from '../registry/store.js';
 
@@ -41,6 +42,9 @@ export async function publishAuthenticationInfo(configMaps: ResourceStore, info:
   const obj: StoredObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: EXTENSION_AUTH_CONFIGMAP, namespace: 'kube-system' }, data };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
+      // Unchanged (every replica and restart publishes the same): no write at all.
+      const current = await configMaps.get(scope, EXTENSION_AUTH_CONFIGMAP);
+      if (isDeepStrictEqual(current['data'] ?? {}, data)) return;
       await configMaps.modify(scope, EXTENSION_AUTH_CONFIGMAP, (cm) => {
         cm['data'] = data;
       });
@@ -55,4 +59,18 @@ export async function publishAuthenticationInfo(configMaps: ResourceStore, info:
       if (!isAlreadyExists(e)) throw e;
     }
   }
+}
+
+/**
+ * The hook as kube runs it: its controller retries in the background, so a failed write (an
+ * admission plugin refusing it, etcd briefly away) is logged and retried, never a failed start.
+ */
+export function startAuthenticationInfoPublisher(configMaps: ResourceStore, info: AuthenticationInfo, onError: (e: unknown) => void, retryMs = 10_000): Promise<void> {
+  const attempt = (): Promise<void> =>
+    publishAuthenticationInfo(configMaps, info).catch((e: unknown) => {
+      onError(e);
+      setTimeout(() => void attempt(), retryMs).unref();
+    });
+  // The first attempt finishes before the hook does (a client that starts after readiness finds it).
+  return attempt();
 }
