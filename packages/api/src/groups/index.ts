@@ -13,6 +13,7 @@ import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
 import { rbacGroup } from './rbac/index.js';
+import { storageGroup } from './storage/index.js';
 
 /** Every built-in resource, in registration (and discovery) order. */
 export function builtinResources(): ResourceDefinition[] {
@@ -23,6 +24,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...authenticationGroup,
     ...authorizationGroup,
     ...rbacGroup,
+    ...storageGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
     ...apiextensionsGroup,
@@ -35,6 +37,7 @@ export * from './events/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
 export * from './rbac/index.js';
+export * from './storage/index.js';
 export * from './admissionregistration/index.js';
 export * from './apiextensions/index.js';
 export * from './coordination/index.js';
