@@ -4,3 +4,5 @@ export * from './namespace-exists.js';
 export * from './always.js';
 export * from './plugins.js';
 export * from './webhook/index.js';
+export * from './storage.js';
+export * from './certificates.js';

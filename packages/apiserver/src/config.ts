@@ -24,6 +24,7 @@ import { alwaysLeader, createLeaderElector, type LeaderElector } from './control
 import { identityLeases, IDENTITY_LEASE_RENEW_MS } from './controllers/apiserver-identity.js';
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
 import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escalation.js';
+import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
@@ -251,6 +252,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name, opts) => getNamespace('', name, opts),
+      listStorageClasses: async () => (await storeOf.get(def('storage.k8s.io', 'v1', 'storageclasses'))!.list(keys.collectionPrefix('storageclasses'), { resourceVersion: '0' })).items,
+      // The authorizer is built after the stores; admission runs only once it is.
+      authorizeSigner: async (a) => (await authorizer!.authorize({ ...a, isResourceRequest: true, path: '', namespace: '', subresource: '' })).decision === 'allow',
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
@@ -269,7 +273,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // A store per served version; versions that convert share their storage version's cache.
     for (const d of catalog.all()) {
       if (!isStored(d)) continue;
-      const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : undefined;
+      const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : isCertificateSigningRequests(d) ? csrRequesterGuard : undefined;
       const storageDef = storageDefOf(d);
       const hooks = storageDef === servicesDef ? services.hooks : undefined;
       stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard, hooks }));

@@ -43,6 +43,7 @@ describe('builtinResources', () => {
       'selfsubjectaccessreviews',
       'selfsubjectrulesreviews',
       'subjectaccessreviews',
+      'certificatesigningrequests',
       'clusterroles',
       'clusterrolebindings',
       'roles',

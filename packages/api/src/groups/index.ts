@@ -9,6 +9,7 @@ import { admissionregistrationGroup } from './admissionregistration/index.js';
 import { apiextensionsGroup } from './apiextensions/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
+import { certificatesGroup } from './certificates/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
 import { eventsGroup } from './events/index.js';
@@ -23,6 +24,7 @@ export function builtinResources(): ResourceDefinition[] {
     ...eventsGroup,
     ...authenticationGroup,
     ...authorizationGroup,
+    ...certificatesGroup,
     ...rbacGroup,
     ...storageGroup,
     ...admissionregistrationGroup,
@@ -36,6 +38,7 @@ export * from './core/index.js';
 export * from './events/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
+export * from './certificates/index.js';
 export * from './rbac/index.js';
 export * from './storage/index.js';
 export * from './admissionregistration/index.js';
