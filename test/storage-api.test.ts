@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { decodeProtobuf } from '@plinth/apiserver';
-import { kubectlPath, usePlinth } from './harness.js';
+import { eventually, kubectlPath, usePlinth } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
 const env = usePlinth();
@@ -194,5 +194,66 @@ describe('storage.k8s.io', () => {
     const cap = await env.plinth.client.get(`${BETA}/namespaces/default/csistoragecapacities/cap1`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
     expectCode(cap, 200);
     assert.equal((decodeProtobuf(cap.raw) as { storageClassName: string }).storageClassName, 'fast');
+  });
+});
+
+describe('storage admission plugins', () => {
+  const PVC = '/api/v1/namespaces/default/persistentvolumeclaims';
+  const claim = (name: string, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec },
+  });
+
+  it('DefaultStorageClass gives a claim without a class the default one; two defaults are refused', async () => {
+    // 'standard' is the default class (created above).
+    const res = await env.plinth.client.post(PVC, claim('plain'));
+    expectCode(res, 201);
+    assert.equal(res.body.spec.storageClassName, 'standard');
+    const explicit = await env.plinth.client.post(PVC, claim('none', { storageClassName: '' }));
+    expectCode(explicit, 201);
+    assert.equal(explicit.body.spec.storageClassName, '', 'an explicit empty class is kept');
+    await env.plinth.client.post(`${G}/storageclasses`, {
+      apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', provisioner: 'example.com/b',
+      metadata: { name: 'second', annotations: { 'storageclass.beta.kubernetes.io/is-default-class': 'true' } },
+    });
+    const two = await eventually(async () => {
+      const r = await env.plinth.client.post(PVC, claim('two'));
+      if (r.status === 201) await env.plinth.client.delete(`${PVC}/two`);
+      return r.status === 403 ? r : undefined;
+    }, 10_000, 'the second default class to be seen');
+    expectStatus(two, 403, 'Forbidden', 'persistentvolumeclaims "two" is forbidden: Internal error occurred: 2 default StorageClasses were found');
+    expectCode(await env.plinth.client.delete(`${G}/storageclasses/second`), 200);
+  });
+
+  it('StorageObjectInUseProtection adds the protection finalizers to new claims and volumes', async () => {
+    const pvc = (await env.plinth.client.get(`${PVC}/plain`)).body;
+    assert.deepEqual(pvc.metadata.finalizers, ['kubernetes.io/pvc-protection']);
+    const pv = await env.plinth.client.post('/api/v1/persistentvolumes', {
+      apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-protected' },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data' } },
+    });
+    expectCode(pv, 201);
+    assert.deepEqual(pv.body.metadata.finalizers, ['kubernetes.io/pv-protection']);
+  });
+
+  it('PersistentVolumeClaimResize lets a bound claim grow only through a class that allows expansion', async () => {
+    const cur = (await env.plinth.client.get(`${PVC}/plain`)).body;
+    const grow = (o: Record<string, any>) => ({ ...o, spec: { ...o.spec, resources: { requests: { storage: '2Gi' } } } });
+    // An unbound claim's spec is immutable: validation answers before the plugin would.
+    expectStatus(await env.plinth.client.put(`${PVC}/plain`, grow(cur)), 422, 'Invalid');
+    const named = await env.plinth.client.put(`${PVC}/plain`, { ...cur, spec: { ...cur.spec, volumeName: 'pv-protected' } });
+    expectCode(named, 200);
+    const st = await env.plinth.client.put(`${PVC}/plain/status`, { ...named.body, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } });
+    expectCode(st, 200);
+    const bound = await env.plinth.client.put(`${PVC}/plain`, grow(st.body));
+    expectStatus(bound, 403, 'Forbidden', 'persistentvolumeclaims "plain" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+    const sc = (await env.plinth.client.get(`${G}/storageclasses/standard`)).body;
+    expectCode(await env.plinth.client.put(`${G}/storageclasses/standard`, { ...sc, allowVolumeExpansion: true }), 200);
+    // The plugin reads classes from the watch cache (kube: an informer): the change shows up soon.
+    const ok = await eventually(async () => {
+      const r = await env.plinth.client.put(`${PVC}/plain`, grow(st.body));
+      return r.status === 200 ? r : undefined;
+    }, 10_000, 'the claim to grow');
+    assert.equal(ok.body.spec.resources.requests.storage, '2Gi');
   });
 });
