@@ -370,9 +370,49 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' } }] } };
     case 'ResourceQuota':
       return { ...base, spec: { hard: { pods: '10', 'requests.cpu': rng.pick(['4', '4000m']), 'count/configmaps': '20' } } };
+    case 'Deployment':
+    case 'ReplicaSet':
+      return { ...base, spec: { replicas: rng.pick([0, 1, 3]), selector: { matchLabels: { app: 'fuzz' } }, template: podTemplate(rng) } };
+    case 'StatefulSet':
+      return { ...base, spec: { serviceName: 'fuzz', selector: { matchLabels: { app: 'fuzz' } }, template: podTemplate(rng) } };
+    case 'DaemonSet':
+      return { ...base, spec: { selector: { matchLabels: { app: 'fuzz' } }, template: podTemplate(rng) } };
+    case 'ControllerRevision':
+      return { ...base, data: { spec: { template: { metadata: { labels: { app: 'fuzz' } } } } }, revision: rng.pick([1, 2]) };
+    case 'Job':
+      return { ...base, spec: { template: { ...podTemplate(rng), spec: { ...podSpec(rng), restartPolicy: 'Never' } } } };
+    case 'CronJob':
+      return { ...base, spec: { schedule: rng.pick(['*/5 * * * *', '@hourly', '0 3 * * 1-5']), jobTemplate: { spec: { template: { spec: { ...podSpec(rng), restartPolicy: 'OnFailure' } } } } } };
+    case 'HorizontalPodAutoscaler':
+      return { ...base, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: rng.pick([3, 10]) } };
+    case 'PodDisruptionBudget':
+      return { ...base, spec: { selector: { matchLabels: { app: 'fuzz' } }, ...(rng.chance(0.5) ? { minAvailable: rng.pick([1, '50%']) } : { maxUnavailable: 1 }) } };
+    case 'PodSecurityPolicy':
+      return {
+        ...base,
+        spec: { seLinux: { rule: 'RunAsAny' }, runAsUser: { rule: 'RunAsAny' }, supplementalGroups: { rule: 'RunAsAny' }, fsGroup: { rule: 'RunAsAny' }, volumes: ['configMap', 'secret', 'emptyDir'] },
+      };
+    case 'Ingress':
+      return {
+        ...base,
+        spec: { rules: [{ host: rng.pick(['example.com', '*.example.com']), http: { paths: [{ path: '/', pathType: rng.pick(['Prefix', 'Exact', 'ImplementationSpecific']), backend: { service: { name: 'web', port: rng.chance(0.5) ? { number: 80 } : { name: 'http' } } } }] } }] },
+      };
+    case 'IngressClass':
+      return { ...base, spec: { controller: 'example.com/ingress-controller' } };
+    case 'NetworkPolicy':
+      return { ...base, spec: { podSelector: { matchLabels: { app: 'fuzz' } }, ingress: [{ from: [{ podSelector: {} }], ports: [{ port: 80 }] }] } };
+    case 'PriorityClass':
+      return { ...base, value: rng.pick([0, 1000, 1_000_000]), description: 'fuzzed' };
+    case 'RuntimeClass':
+      return { ...base, handler: rng.pick(['runc', 'kata']) };
     default:
       return base;
   }
+}
+
+/** A valid pod template whose labels match the workloads' selector. */
+function podTemplate(rng: Rng): Obj {
+  return { metadata: { labels: { app: 'fuzz' } }, spec: podSpec(rng) };
 }
 
 /** A valid pod spec: one or two containers, sometimes with resources, probes and a volume. */
@@ -1510,6 +1550,13 @@ class RequestGenerator {
             { $retainKeys: ['__proto__', 'constructor', 'metadata'] },
           ]),
         );
+        // `$setElementOrder/<k>` beside a <k> that is no list is one of kube's own 500s.
+        for (const m of [patch, metadataOf(patch)]) {
+          for (const k of Object.keys(m)) {
+            const field = k.startsWith('$setElementOrder/') ? k.slice('$setElementOrder/'.length) : undefined;
+            if (field !== undefined && Object.prototype.hasOwnProperty.call(m, field) && !Array.isArray(m[field])) delete m[k];
+          }
+        }
       }
     }
     const { body, intact } = this.#finish(patch, 'json', deep.spec, tags);

@@ -30,7 +30,7 @@ function capturedLog(): { lines: string[]; log: ReturnType<typeof createLogger> 
 const text = (r: Response): string => r.raw.toString('utf8');
 
 const BASE = ['ping', 'log', 'etcd'];
-const HOOKS = ['poststarthook/bootstrap-controller', 'poststarthook/rbac/bootstrap-roles', 'poststarthook/generic-apiserver-start-informers', 'poststarthook/crd-informer-synced'];
+const HOOKS = ['poststarthook/bootstrap-controller', 'poststarthook/rbac/bootstrap-roles', 'poststarthook/scheduling/bootstrap-system-priority-classes', 'poststarthook/generic-apiserver-start-informers', 'poststarthook/crd-informer-synced'];
 
 describe('health endpoints', () => {
   const dir = tempDir('plinth-health-');

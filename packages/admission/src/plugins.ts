@@ -8,6 +8,7 @@
  * not implement (they admit Pods, Nodes, PersistentVolumes, ... which plinth does not serve) is
  * off, and enabling it fails start-up: accepting it would promise a check that never runs.
  */
+import type { StoredObject } from '@plinth/api';
 import type { AdmissionChain, AdmissionPlugin } from './interfaces.js';
 import { createAdmissionChain } from './interfaces.js';
 import { alwaysAdmit, alwaysDeny } from './always.js';
@@ -15,6 +16,9 @@ import { createNamespaceLifecycle, type NamespaceLookup } from './namespace-life
 import { createNamespaceExists } from './namespace-exists.js';
 import { createCertificateApproval, createCertificateSigning, createCertificateSubjectRestriction, type SignerAuthorizer } from './certificates.js';
 import { createDefaultStorageClass, createPersistentVolumeClaimResize, createStorageObjectInUseProtection, type StorageClassLister } from './storage.js';
+import { createPriority } from './priority.js';
+import { createRuntimeClass } from './runtimeclass.js';
+import { createDefaultIngressClass } from './default-ingress-class.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -30,6 +34,12 @@ export interface PluginDeps {
   listStorageClasses?: StorageClassLister;
   /** The authorizer's answer about `signers` (CertificateApproval, CertificateSigning); unset: those plugins run nothing. */
   authorizeSigner?: SignerAuthorizer;
+  /**
+   * The objects of a cluster-scoped built-in resource as the watch cache has them (kube's
+   * informer listers: PriorityClasses, RuntimeClasses, IngressClasses). Unset: the plugins that
+   * read them are not built.
+   */
+  listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean }) => Promise<StoredObject[]>;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -65,7 +75,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'PodSecurity', on },
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off },
-  { name: 'Priority', on },
+  { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
   { name: 'DefaultTolerationSeconds', on },
   { name: 'PodTolerationRestriction', on: off },
   { name: 'EventRateLimit', on: off },
@@ -75,11 +85,11 @@ const REGISTRY: readonly Registration[] = [
   { name: 'StorageObjectInUseProtection', on, build: () => createStorageObjectInUseProtection() },
   { name: 'OwnerReferencesPermissionEnforcement', on: off },
   { name: 'PersistentVolumeClaimResize', on, build: (d) => (d.listStorageClasses ? createPersistentVolumeClaimResize(d.listStorageClasses) : undefined) },
-  { name: 'RuntimeClass', on },
+  { name: 'RuntimeClass', on, build: (d) => d.listObjects && createRuntimeClass((fresh) => d.listObjects!('node.k8s.io', 'v1', 'runtimeclasses', { fresh })) },
   { name: 'CertificateApproval', on, build: (d) => (d.authorizeSigner ? createCertificateApproval(d.authorizeSigner) : undefined) },
   { name: 'CertificateSigning', on, build: (d) => (d.authorizeSigner ? createCertificateSigning(d.authorizeSigner) : undefined) },
   { name: 'CertificateSubjectRestriction', on, build: () => createCertificateSubjectRestriction() },
-  { name: 'DefaultIngressClass', on },
+  { name: 'DefaultIngressClass', on, build: (d) => d.listObjects && createDefaultIngressClass((fresh) => d.listObjects!('networking.k8s.io', 'v1', 'ingressclasses', { fresh })) },
   { name: 'DenyServiceExternalIPs', on: off },
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },

@@ -26,12 +26,12 @@ const labelValueRe = new RegExp(`^${LABEL_VALUE_FMT}$`);
 /** A name validator returns messages; `prefix` is true when validating a generateName. */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
-function maxLenMsg(n: number): string {
+export function maxLenMsg(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
 /** kube's `RegexError`, including its "'MyName',  or" spacing (clients and humans match on it). */
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }

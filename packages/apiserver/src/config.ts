@@ -18,6 +18,7 @@ import { decodeAdmitted } from './registry/codec.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
+import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
 import { ensureBootstrapPolicy, ensureBootstrapPolicyElected } from './controllers/rbac-bootstrap.js';
 import { FEATURE_GATES, type FeatureName } from './features.js';
 import { alwaysLeader, createLeaderElector, type LeaderElector } from './controllers/leader-election.js';
@@ -255,6 +256,10 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       listStorageClasses: async () => (await storeOf.get(def('storage.k8s.io', 'v1', 'storageclasses'))!.list(keys.collectionPrefix('storageclasses'), { resourceVersion: '0' })).items,
       // The authorizer is built after the stores; admission runs only once it is.
       authorizeSigner: async (a) => (await authorizer!.authorize({ ...a, isResourceRequest: true, path: '', namespace: '', subresource: '' })).decision === 'allow',
+      // The informer listers of the Priority, RuntimeClass and DefaultIngressClass plugins: the watch
+      // cache, or etcd itself (`fresh`) where a plugin would refuse a name the cache may not have yet.
+      listObjects: async (group, version, plural, opts) =>
+        (await storeOf.get(def(group, version, plural))!.list(keys.collectionPrefix(storagePathOf(def(group, version, plural))), opts?.fresh ? {} : { resourceVersion: '0' })).items,
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
@@ -263,6 +268,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // Services: cluster IPs and node ports allocated in etcd by the Service REST's hooks.
     const services = (serviceComponents = createServiceComponents({ storage, etcdPrefix: opts.etcdPrefix, network: options.services, securePort: () => listening.port, log }));
     const servicesDef = def('', 'v1', 'services');
+    const priorityClassesDef = def('scheduling.k8s.io', 'v1', 'priorityclasses');
     const rbacStore = (plural: string) => () => stores.get(def('rbac.authorization.k8s.io', 'v1', plural))!;
     // The escalation check asks the authorizer built below (the stores are built first).
     const guardDeps = { authorizer: () => authorizer!, roles: rbacStore('roles'), clusterRoles: rbacStore('clusterroles') };
@@ -275,7 +281,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       if (!isStored(d)) continue;
       const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : isCertificateSigningRequests(d) ? csrRequesterGuard : undefined;
       const storageDef = storageDefOf(d);
-      const hooks = storageDef === servicesDef ? services.hooks : undefined;
+      const hooks = storageDef === servicesDef ? services.hooks : storageDef === priorityClassesDef ? priorityClassHooks : undefined;
       stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard, hooks }));
     }
     const caches = watchCaches;
@@ -483,6 +489,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
               ? ensureBootstrapPolicyElected({ ...bootstrapPolicy, isLeader: () => leader.isLeader(), fallbackMs: 2 * opts.leaderElectLeaseDuration })
               : ensureBootstrapPolicy(bootstrapPolicy),
         },
+        // kube's scheduling hook creates the system PriorityClasses.
+        { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(stores.get(priorityClassesDef)!) },
         // kube's hook that starts the shared informers; plinth's started with the config, so this
         // waits for the authorizer's first lists (no request is decided on half-loaded roles).
         { name: 'generic-apiserver-start-informers', run: async () => authorizer!.synced },

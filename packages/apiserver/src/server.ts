@@ -141,7 +141,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const createOnly = new Map([
     ...createAuthenticationStorages({ authenticator: config.authenticator, tokenIssuer: config.tokenIssuer, authentication: options.authentication, stores }),
     ...createAuthorizationStorages({ authorizer: config.authorizer }),
-    ...createPodStorages({ pods: stores.get(catalog.lookup('', 'v1', 'pods')!)! }),
+    ...createPodStorages({ pods: stores.get(catalog.lookup('', 'v1', 'pods')!)!, pdbs: stores.get(catalog.lookup('policy', 'v1', 'poddisruptionbudgets')!) }),
   ]);
   // One entry per connect sub-resource (registry/connect.ts), each from its group's module.
   setupCapabilities(options.flags);

@@ -35,6 +35,11 @@ describe('builtinResources', () => {
       'secrets',
       'serviceaccounts',
       'services',
+      'controllerrevisions',
+      'daemonsets',
+      'deployments',
+      'replicasets',
+      'statefulsets',
       'events',
       'events',
       'selfsubjectreviews',
@@ -43,7 +48,20 @@ describe('builtinResources', () => {
       'selfsubjectaccessreviews',
       'selfsubjectrulesreviews',
       'subjectaccessreviews',
+      'horizontalpodautoscalers',
+      'horizontalpodautoscalers',
+      'horizontalpodautoscalers',
+      'horizontalpodautoscalers',
+      'cronjobs',
+      'jobs',
+      'cronjobs',
       'certificatesigningrequests',
+      'ingressclasses',
+      'ingresses',
+      'networkpolicies',
+      'poddisruptionbudgets',
+      'poddisruptionbudgets',
+      'podsecuritypolicies',
       'clusterroles',
       'clusterrolebindings',
       'roles',
@@ -57,18 +75,21 @@ describe('builtinResources', () => {
       'mutatingwebhookconfigurations',
       'validatingwebhookconfigurations',
       'customresourcedefinitions',
+      'priorityclasses',
       'leases',
+      'runtimeclasses',
+      'runtimeclasses',
     ]);
     const cat = new Catalog(all);
     assert.equal(cat.lookupKind('rbac.authorization.k8s.io/v1', 'RoleBinding'), cat.lookup('rbac.authorization.k8s.io', 'v1', 'rolebindings'));
     // A sub-resource's own kind is a kind of the catalog too; it is no resource.
     assert.equal(cat.lookupKind('authentication.k8s.io/v1', 'TokenRequest')?.kind, 'TokenRequest');
     assert.equal(cat.lookup('authentication.k8s.io', 'v1', 'tokenrequests'), undefined);
-    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-4), ['Lease', 'Eviction', 'Scale', 'TokenRequest']);
+    assert.deepEqual(cat.kinds().map((k) => k.kind).slice(-4), ['RuntimeClass', 'Eviction', 'Scale', 'TokenRequest']);
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'roles', 'rolebindings', 'csistoragecapacities', 'leases']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'horizontalpodautoscalers', 'cronjobs', 'jobs', 'ingresses', 'networkpolicies', 'poddisruptionbudgets', 'roles', 'rolebindings', 'csistoragecapacities', 'leases']);
   });
 
   it("takes every kind's schema from the schema source, with its list kind", () => {

@@ -86,7 +86,7 @@ test('/openapi/v3/<gv>: ETag revalidation, stale hash redirect, unknown group-ve
   const stale = await get('/openapi/v3/api/v1?hash=0123');
   assert.equal(stale.status, 301);
   assert.equal(stale.headers['location'], `/openapi/v3/api/v1?hash=${etag.slice(1, -1)}`);
-  const missing = await get('/openapi/v3/apis/apps/v1');
+  const missing = await get('/openapi/v3/apis/nope.example.com/v1');
   assert.equal(missing.status, 404);
   assert.equal(JSON.parse(missing.body.toString()).reason, 'NotFound');
   assert.equal((await get('/openapi/v3/api/v1', { accept: 'text/html' })).status, 406);

@@ -13,7 +13,12 @@ import {
   fieldErrorString,
   isConflict,
   isPlainObject,
+  internalError,
+  forbidden,
+  labelSelectorFromObject,
+  pdbV1,
   pods,
+  type LabelSelectorObject,
   successStatus,
   validateBinding,
   type Binding,
@@ -30,6 +35,8 @@ import { now } from './meta.js';
 export interface PodStorageDeps {
   /** The pods store (core/v1). */
   pods: ResourceStore;
+  /** The policy/v1 PodDisruptionBudgets store; absent: no budget is checked. */
+  pdbs?: ResourceStore;
 }
 
 /**
@@ -128,14 +135,59 @@ function deleteOptionsOf(eviction: StoredObject, dryRun: boolean): DeleteRequest
 /** What the disruption budgets say about evicting a pod. */
 export type DisruptionVerdict = { allowed: true } | { allowed: false; error: StatusError };
 
+const BUDGET_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget.";
+const budgetRefusal = (message: string): StatusError =>
+  new StatusError({ code: 429, reason: 'TooManyRequests', message: BUDGET_MESSAGE, details: { causes: [{ reason: 'DisruptionBudget', message }] } });
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
 /**
- * The seam where PodDisruptionBudgets are consulted (kube's getPodDisruptionBudgets and
- * checkAndDecrement). plinth serves no PodDisruptionBudget yet, so every eviction is allowed;
- * the next issue checks and decrements budgets here.
+ * kube's getPodDisruptionBudgets and checkAndDecrement (EvictionREST, 1.24): the budgets of the
+ * pod's namespace whose selector matches it (an empty selector matches nothing here, as kube's
+ * eviction treats it); more than one is a 500; the one budget is checked and, when it allows a
+ * disruption, decremented with the pod recorded in status.disruptedPods in one optimistic write
+ * of its status (re-checked on a lost race).
  */
-export async function checkDisruptionBudgets(_pod: StoredObject): Promise<DisruptionVerdict> {
+export async function checkDisruptionBudgets(deps: PodStorageDeps, scope: { user: CreateContext['user']; namespace: string }, pod: StoredObject, dryRun: boolean): Promise<DisruptionVerdict> {
+  if (!deps.pdbs) return { allowed: true };
+  const list = await deps.pdbs.list(scope, {});
+  const labels = stringMap(pod.metadata.labels);
+  const matching = list.items.filter((pdb) => {
+    const sel = isPlainObject(pdb['spec']) ? pdb['spec']['selector'] : undefined;
+    try {
+      const selector = labelSelectorFromObject(sel as LabelSelectorObject | undefined);
+      return !selector.empty() && selector.matches(labels);
+    } catch {
+      return false;
+    }
+  });
+  if (matching.length === 0) return { allowed: true };
+  if (matching.length > 1) return { allowed: false, error: internalError('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.') };
+  const name = matching[0]!.metadata.name!;
+  const status = pdbV1.subresources.find((x) => x.name === 'status')!.strategy!;
+  await deps.pdbs.modify(
+    scope,
+    name,
+    (pdb) => {
+      const st = isPlainObject(pdb['status']) ? pdb['status'] : (pdb['status'] = {});
+      if (num(st['observedGeneration']) < num(pdb.metadata.generation)) throw budgetRefusal(`The disruption budget ${name} is still being processed by the server.`);
+      const allowed = num(st['disruptionsAllowed']);
+      if (allowed < 0) throw forbidden({ group: 'policy', resource: 'poddisruptionbudget' }, name, 'pdb disruptions allowed is negative');
+      const disrupted = isPlainObject(st['disruptedPods']) ? st['disruptedPods'] : {};
+      if (Object.keys(disrupted).length > MAX_DISRUPTED_PODS) throw forbidden({ group: 'policy', resource: 'poddisruptionbudget' }, name, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+      if (allowed === 0) throw budgetRefusal(`The disruption budget ${name} needs ${num(st['desiredHealthy'])} healthy pods and has ${num(st['currentHealthy'])} currently`);
+      st['disruptionsAllowed'] = allowed - 1;
+      st['disruptedPods'] = { ...disrupted, [pod.metadata.name ?? '']: now() };
+      delete pdb.metadata.resourceVersion;
+    },
+    { dryRun },
+    status,
+    NO_ADMISSION,
+  );
   return { allowed: true };
 }
+
+/** kube's MaxDisruptedPodSize. */
+const MAX_DISRUPTED_PODS = 2000;
 
 /** kube's canIgnorePDB: a terminal or pending pod, or one being deleted, is deleted without budgets. */
 function canIgnoreBudgets(pod: StoredObject): boolean {
@@ -165,7 +217,7 @@ async function evict(deps: PodStorageDeps, ctx: CreateContext, obj: StoredObject
       const pod = await deps.pods.get(scope, name);
       const ignore = canIgnoreBudgets(pod);
       if (!ignore) {
-        const verdict = await checkDisruptionBudgets(pod);
+        const verdict = await checkDisruptionBudgets(deps, scope, pod, !!options.dryRun);
         if (!verdict.allowed) throw verdict.error;
       }
       const opts: DeleteRequestOptions = { ...options };

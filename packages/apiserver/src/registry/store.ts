@@ -99,6 +99,8 @@ export interface StoreHooks {
   beginCreate?(obj: StoredObject, opts: { dryRun: boolean }): Promise<FinishFunc>;
   beginUpdate?(obj: StoredObject, old: StoredObject, opts: { dryRun: boolean }): Promise<FinishFunc>;
   afterDelete?(obj: StoredObject, opts: { dryRun: boolean }): Promise<void>;
+  /** A REST.Delete override that refuses by name before anything is read (system PriorityClasses). */
+  beforeDelete?(name: string): void;
 }
 
 /** The finish function of the current attempt of one write (see StoreHooks). */
@@ -485,6 +487,11 @@ export class ResourceStore {
    * kube answers — the object, or a success Status — and whether it is gone.
    */
   async delete(scope: RequestScope, name: string, opts: DeleteRequestOptions = {}): Promise<{ result: StoredObject | Status; deleted: boolean }> {
+    this.#deps.hooks?.beforeDelete?.(name);
+    return this.#deleteOne(scope, name, opts);
+  }
+
+  async #deleteOne(scope: RequestScope, name: string, opts: DeleteRequestOptions): Promise<{ result: StoredObject | Status; deleted: boolean }> {
     try {
       const out = await deleteObject(
         {
@@ -527,7 +534,8 @@ export class ResourceStore {
     for (const item of list.items) {
       const ns = item.metadata.namespace ?? scope.namespace;
       try {
-        await this.delete({ ...scope, namespace: ns }, item.metadata.name!, { ...opts, ...(opts.preconditions ? { preconditions: { ...opts.preconditions } } : {}) });
+        // kube's Store.DeleteCollection calls the generic delete, not the resource's REST.Delete.
+        await this.#deleteOne({ ...scope, namespace: ns }, item.metadata.name!, { ...opts, ...(opts.preconditions ? { preconditions: { ...opts.preconditions } } : {}) });
       } catch (e) {
         if ((e as { reason?: string }).reason === 'NotFound') continue;
         throw e;

@@ -1,0 +1,154 @@
+/**
+ * apps/v1 DaemonSets as kube-apiserver 1.24 serves them (pkg/registry/apps/daemonset): short name
+ * `ds`, category `all`, `status`. Defaults: RollingUpdate maxUnavailable 1, maxSurge 0,
+ * revisionHistoryLimit 10. `spec.templateGeneration` starts at 1 and moves with the template
+ * (kube's strategy sets it); the selector is immutable in apps/v1. DaemonSetUpdateSurge is on in 1.24.
+ */
+import type { ResourceStrategy } from '../../catalog.js';
+import { type FieldError, fieldErr } from '../../field-errors.js';
+import { age, ageColumn, col, containerCells, fieldAt, formatLabels, nameColumn, type TableDefinition } from '../../tables.js';
+import { validatePodTemplateSpec } from '../core/validation/pod-template.js';
+import { validateReadOnlyPersistentDisks } from '../core/validation/replication-controller.js';
+import { defineResource } from '../define.js';
+import { collisionCountDecrement } from './deployments.js';
+import {
+  type JsonObject, type PodValidationOptions, asObject, defaultNil, formatLabelSelector, goIntOrString, goLabelSelector, int, intOrPercentValue, isNotMoreThan100Percent, num, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
+  templateLabelsValue, templateOptions, validateImmutableSelector, validateLabelSelector, validateNonnegativeField, validatePositiveIntOrPercent, workloadPrepare,
+} from './shared.js';
+import { validateAlwaysRestart, validateSelectorMatches } from './template.js';
+
+function setDefaultsDaemonSet(obj: JsonObject): void {
+  const spec = specOf(obj);
+  if (!asObject(spec['updateStrategy'])) spec['updateStrategy'] = {};
+  const us = spec['updateStrategy'] as JsonObject;
+  if (!us['type']) us['type'] = 'RollingUpdate';
+  if (us['type'] === 'RollingUpdate') {
+    if (!asObject(us['rollingUpdate'])) us['rollingUpdate'] = {};
+    const ru = us['rollingUpdate'] as JsonObject;
+    defaultNil(ru, 'maxUnavailable', 1);
+    defaultNil(ru, 'maxSurge', 0);
+  }
+  defaultNil(spec, 'revisionHistoryLimit', 10);
+  setDefaultsTemplate(spec['template']);
+}
+
+function validateUpdateStrategy(strategy: unknown, path: string): FieldError[] {
+  const s = asObject(strategy) ?? {};
+  if (s['type'] === 'OnDelete') return [];
+  if (s['type'] !== 'RollingUpdate') return [fieldErr.notSupported(path, s, ['RollingUpdate', 'OnDelete'])];
+  const ru = asObject(s['rollingUpdate']);
+  if (!ru) return [fieldErr.required(`${path}.rollingUpdate`)];
+  const p = `${path}.rollingUpdate`;
+  const errs = [
+    ...validatePositiveIntOrPercent(ru['maxUnavailable'], `${p}.maxUnavailable`),
+    ...validatePositiveIntOrPercent(ru['maxSurge'], `${p}.maxSurge`),
+    ...isNotMoreThan100Percent(ru['maxUnavailable'], `${p}.maxUnavailable`),
+    ...isNotMoreThan100Percent(ru['maxSurge'], `${p}.maxSurge`),
+  ];
+  const hasUnavailable = intOrPercentValue(ru['maxUnavailable']) !== 0;
+  const hasSurge = intOrPercentValue(ru['maxSurge']) !== 0;
+  if (hasUnavailable && hasSurge) errs.push(fieldErr.invalid(`${p}.maxSurge`, goIntOrString(ru['maxSurge']), 'may not be set when maxUnavailable is non-zero'));
+  if (!hasUnavailable && !hasSurge) errs.push(fieldErr.required(`${p}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
+  return errs;
+}
+
+/** kube's ValidateDaemonSetSpec. */
+function validateDaemonSetSpec(specValue: unknown, opts: PodValidationOptions): FieldError[] {
+  const spec = asObject(specValue) ?? {};
+  const sel = spec['selector'];
+  const errs = [...validateLabelSelector(sel, 'spec.selector')];
+  // kube: a nil selector selects nothing, so any template fails the match.
+  if (sel == null) errs.push(fieldErr.invalid('spec.template.metadata.labels', templateLabelsValue(spec['template']), '`selector` does not match template `labels`'));
+  else errs.push(...validateSelectorMatches(sel, spec['template'], 'spec.template'));
+  const s = asObject(sel);
+  if (s && Object.keys(asObject(s['matchLabels']) ?? {}).length + (Array.isArray(s['matchExpressions']) ? s['matchExpressions'].length : 0) === 0) {
+    errs.push(fieldErr.invalid('spec.selector', goLabelSelector(sel), 'empty selector is invalid for daemonset'));
+  }
+  errs.push(...validatePodTemplateSpec(spec['template'], 'spec.template', opts));
+  errs.push(...validateReadOnlyPersistentDisks(fieldAt(spec, 'template', 'spec', 'volumes'), 'spec.template.spec.volumes'));
+  errs.push(...validateAlwaysRestart(spec['template'], 'spec.template', 'DaemonSet'));
+  errs.push(...validateNonnegativeField(spec['minReadySeconds'] ?? 0, 'spec.minReadySeconds'));
+  errs.push(...validateNonnegativeField(spec['templateGeneration'] ?? 0, 'spec.templateGeneration'));
+  errs.push(...validateUpdateStrategy(spec['updateStrategy'], 'spec.updateStrategy'));
+  if (spec['revisionHistoryLimit'] != null) errs.push(...validateNonnegativeField(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
+  return errs;
+}
+
+function validateDaemonSetStatusUpdate(obj: JsonObject, old: JsonObject): FieldError[] {
+  const st = asObject(obj['status']) ?? {};
+  const errs: FieldError[] = [];
+  for (const k of ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'observedGeneration', 'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable']) errs.push(...validateNonnegativeField(st[k] ?? 0, `status.${k}`));
+  if (st['collisionCount'] != null) errs.push(...validateNonnegativeField(st['collisionCount'], 'status.collisionCount'));
+  errs.push(...collisionCountDecrement(obj, old));
+  return errs;
+}
+
+const prepare = workloadPrepare();
+
+const dsStrategy: ResourceStrategy = {
+  defaults: setDefaultsDaemonSet,
+  prepareForCreate(obj) {
+    prepare.prepareForCreate!(obj);
+    const spec = specOf(obj);
+    if (num(spec['templateGeneration']) < 1) spec['templateGeneration'] = 1;
+  },
+  prepareForUpdate(obj, old) {
+    prepare.prepareForUpdate!(obj, old);
+    const spec = specOf(obj);
+    const oldTG = num(fieldAt(old, 'spec', 'templateGeneration'));
+    spec['templateGeneration'] = semanticEqual(spec['template'], fieldAt(old, 'spec', 'template')) ? oldTG : oldTG + 1;
+    // The template generation is not part of what counts as a spec change.
+    const gen = old.metadata.generation ?? 0;
+    obj.metadata.generation = semanticEqual(spec, old['spec']) ? gen : gen + 1;
+  },
+  validate: (obj) => validateDaemonSetSpec(obj['spec'], templateOptions(obj)),
+  // kube: ValidateDaemonSet, then ValidateDaemonSetUpdate (template generation rules and the spec again), then the immutable selector.
+  validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj['spec'], templateOptions(obj, old)), ...validateImmutableSelector(obj, old)],
+};
+
+const dsTable: TableDefinition = {
+  columns: [
+    nameColumn,
+    col('Desired', 'integer', 'The number of nodes that should run the pod.'),
+    col('Current', 'integer', 'The number of nodes running the pod.'),
+    col('Ready', 'integer', 'The number of nodes where the pod is ready.'),
+    col('Up-to-date', 'integer', 'The number of nodes running the current template.'),
+    col('Available', 'integer', 'The number of nodes where the pod is available.'),
+    col('Node Selector', 'string', "The template's node selector."),
+    ageColumn,
+    col('Containers', 'string', 'The names of the containers in the template.', { priority: 1 }),
+    col('Images', 'string', 'The images of the containers in the template.', { priority: 1 }),
+    col('Selector', 'string', 'The label selector of the pods.', { priority: 1 }),
+  ],
+  cells: (obj, now) => {
+    const [names, images] = containerCells(fieldAt(obj, 'spec', 'template', 'spec', 'containers'));
+    const st = (k: string): number => int(fieldAt(obj, 'status', k));
+    return [
+      obj.metadata.name ?? '',
+      st('desiredNumberScheduled'),
+      st('currentNumberScheduled'),
+      st('numberReady'),
+      st('updatedNumberScheduled'),
+      st('numberAvailable'),
+      formatLabels(fieldAt(obj, 'spec', 'template', 'spec', 'nodeSelector')),
+      age(obj, now),
+      names,
+      images,
+      formatLabelSelector(fieldAt(obj, 'spec', 'selector')),
+    ];
+  },
+};
+
+export const daemonsets = defineResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'DaemonSet',
+  plural: 'daemonsets',
+  shortNames: ['ds'],
+  categories: ['all'],
+  namespaced: true,
+  description: 'A DaemonSet runs one copy of a pod on every eligible node.',
+  strategy: dsStrategy,
+  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy(validateDaemonSetStatusUpdate) }],
+  table: dsTable,
+});
