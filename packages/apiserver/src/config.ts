@@ -27,6 +27,8 @@ import { startClusterRoleAggregation } from './controllers/clusterrole-aggregati
 import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escalation.js';
 import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
+import { startPVCProtection } from './controllers/pvc-protection.js';
+import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
@@ -438,6 +440,13 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
             log,
           }),
       },
+      // kube-controller-manager's pvc-protection and pv-protection: without them the finalizers
+      // StorageObjectInUseProtection adds would keep every deleted claim and volume forever.
+      {
+        name: 'pvc-protection',
+        start: () => startPVCProtection({ persistentVolumeClaims: stores.get(def('', 'v1', 'persistentvolumeclaims'))!, pods: stores.get(def('', 'v1', 'pods'))!, log }),
+      },
+      { name: 'pv-protection', start: () => startPVProtection({ persistentVolumes: stores.get(def('', 'v1', 'persistentvolumes'))!, log }) },
       apiextensions.singleton,
     ];
 
