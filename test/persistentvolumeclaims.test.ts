@@ -46,7 +46,10 @@ describe('persistentvolumeclaims', () => {
   });
 
   it("get kube's defaults, a Pending phase and kube's data source rules", async () => {
-    const created = await env.plinth.client.post(PVC, { ...claim('data'), status: { phase: 'Bound', capacity: { storage: '9Gi' } } });
+    // PersistentVolumeClaimResize lets a bound claim grow only through a class that allows expansion.
+    const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'expandable' }, provisioner: 'example.com/x', allowVolumeExpansion: true };
+    expectCode(await env.plinth.client.post('/apis/storage.k8s.io/v1/storageclasses', sc), 201);
+    const created = await env.plinth.client.post(PVC, { ...claim('data', { storageClassName: 'expandable' }), status: { phase: 'Bound', capacity: { storage: '9Gi' } } });
     expectCode(created, 201);
     assert.equal(created.body.spec.volumeMode, 'Filesystem');
     assert.deepEqual(created.body.status, { phase: 'Pending' });
@@ -134,7 +137,7 @@ describe('persistentvolumeclaims', () => {
     st.status.conditions = [{ type: 'Resizing', status: 'True' }];
     const sres = await env.plinth.client.put(`${PVC}/data/status`, st);
     expectCode(sres, 200);
-    assert.equal(sres.body.spec.storageClassName, undefined, '/status keeps the spec');
+    assert.equal(sres.body.spec.storageClassName, 'expandable', '/status keeps the spec');
     assert.equal(sres.body.status.allocatedResources, undefined, 'RecoverVolumeExpansionFailure is off in 1.24');
     assert.deepEqual(sres.body.status.conditions, [{ type: 'Resizing', status: 'True' }]);
 
@@ -147,7 +150,7 @@ describe('persistentvolumeclaims', () => {
   it("print kube's columns in kubectl get, VOLUMEMODE when wide", async () => {
     const out = (await kubectl('get', 'pvc', '-n', NS)).trimEnd().split('\n');
     assert.match(out[0]!, /^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+AGE$/);
-    assert.match(out.find((l) => l.startsWith('data '))!, /^data\s+Bound\s+pv-data\s+1Gi\s+RWO\s+\d+s$/);
+    assert.match(out.find((l) => l.startsWith('data '))!, /^data\s+Bound\s+pv-data\s+1Gi\s+RWO\s+expandable\s+\d+s$/);
     assert.match(out.find((l) => l.startsWith('clone '))!, /^clone\s+Pending\s+\d+s$/);
     const wide = (await kubectl('get', 'pvc', 'data', '-n', NS, '-o', 'wide')).trimEnd().split('\n');
     assert.match(wide[0]!, /\sAGE\s+VOLUMEMODE$/);

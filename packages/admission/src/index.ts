@@ -7,3 +7,5 @@ export * from './runtimeclass.js';
 export * from './default-ingress-class.js';
 export * from './plugins.js';
 export * from './webhook/index.js';
+export * from './storage.js';
+export * from './certificates.js';

@@ -34,7 +34,10 @@ const rejects = async (p: Promise<unknown>, code: number, message: RegExp): Prom
 };
 
 test('the default set is kube 1.24\'s default-on plugins that plinth implements, in kube\'s order', () => {
-  assert.deepEqual(DEFAULT_ON_PLUGINS, ['NamespaceLifecycle', 'ServiceAccount', 'Priority', 'RuntimeClass', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+  assert.deepEqual(DEFAULT_ON_PLUGINS, [
+    'NamespaceLifecycle', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
+  ]);
   assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), DEFAULT_ON_PLUGINS);
   assert.equal(ALL_ORDERED_PLUGINS[0], 'AlwaysAdmit');
   assert.deepEqual(ALL_ORDERED_PLUGINS.slice(-4), ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
@@ -43,11 +46,17 @@ test('the default set is kube 1.24\'s default-on plugins that plinth implements,
 test('enabled plugins run in kube\'s recommended order whatever the flag order; disabled ones are gone', () => {
   const sel = { enable: ['AlwaysDeny', 'NamespaceExists', 'AlwaysAdmit'], disable: ['MutatingAdmissionWebhook'] };
   assert.deepEqual(validateAdmissionPlugins(sel), []);
-  assert.deepEqual(enabledAdmissionPlugins(sel), ['AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'ServiceAccount', 'Priority', 'RuntimeClass', 'DefaultIngressClass', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+  assert.deepEqual(enabledAdmissionPlugins(sel), [
+    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
+    'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ValidatingAdmissionWebhook', 'AlwaysDeny',
+  ]);
   // Disabling a kube default plinth does not run (it admits Pods only) is honoured as it stands.
   const off = { enable: [], disable: ['NamespaceLifecycle', 'LimitRanger'] };
   assert.deepEqual(validateAdmissionPlugins(off), []);
-  assert.deepEqual(enabledAdmissionPlugins(off), ['ServiceAccount', 'Priority', 'RuntimeClass', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+  assert.deepEqual(enabledAdmissionPlugins(off), [
+    'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
+  ]);
 });
 
 test('unknown, overlapping and unimplemented names are start-up errors with kube\'s messages', () => {

@@ -14,6 +14,8 @@ import { createAdmissionChain } from './interfaces.js';
 import { alwaysAdmit, alwaysDeny } from './always.js';
 import { createNamespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle.js';
 import { createNamespaceExists } from './namespace-exists.js';
+import { createCertificateApproval, createCertificateSigning, createCertificateSubjectRestriction, type SignerAuthorizer } from './certificates.js';
+import { createDefaultStorageClass, createPersistentVolumeClaimResize, createStorageObjectInUseProtection, type StorageClassLister } from './storage.js';
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
@@ -28,6 +30,10 @@ export interface PluginDeps {
    */
   mutatingWebhook?: () => AdmissionPlugin;
   validatingWebhook?: () => AdmissionPlugin;
+  /** The StorageClasses (DefaultStorageClass, PersistentVolumeClaimResize); unset: those plugins run nothing. */
+  listStorageClasses?: StorageClassLister;
+  /** The authorizer's answer about `signers` (CertificateApproval, CertificateSigning); unset: those plugins run nothing. */
+  authorizeSigner?: SignerAuthorizer;
   /**
    * The objects of a cluster-scoped built-in resource as the watch cache has them (kube's
    * informer listers: PriorityClasses, RuntimeClasses, IngressClasses). Unset: the plugins that
@@ -75,14 +81,14 @@ const REGISTRY: readonly Registration[] = [
   { name: 'EventRateLimit', on: off },
   { name: 'ExtendedResourceToleration', on: off },
   { name: 'PersistentVolumeLabel', on: off },
-  { name: 'DefaultStorageClass', on },
-  { name: 'StorageObjectInUseProtection', on },
+  { name: 'DefaultStorageClass', on, build: (d) => (d.listStorageClasses ? createDefaultStorageClass(d.listStorageClasses) : undefined) },
+  { name: 'StorageObjectInUseProtection', on, build: () => createStorageObjectInUseProtection() },
   { name: 'OwnerReferencesPermissionEnforcement', on: off },
-  { name: 'PersistentVolumeClaimResize', on },
+  { name: 'PersistentVolumeClaimResize', on, build: (d) => (d.listStorageClasses ? createPersistentVolumeClaimResize(d.listStorageClasses) : undefined) },
   { name: 'RuntimeClass', on, build: (d) => d.listObjects && createRuntimeClass((fresh) => d.listObjects!('node.k8s.io', 'v1', 'runtimeclasses', { fresh })) },
-  { name: 'CertificateApproval', on },
-  { name: 'CertificateSigning', on },
-  { name: 'CertificateSubjectRestriction', on },
+  { name: 'CertificateApproval', on, build: (d) => (d.authorizeSigner ? createCertificateApproval(d.authorizeSigner) : undefined) },
+  { name: 'CertificateSigning', on, build: (d) => (d.authorizeSigner ? createCertificateSigning(d.authorizeSigner) : undefined) },
+  { name: 'CertificateSubjectRestriction', on, build: () => createCertificateSubjectRestriction() },
   { name: 'DefaultIngressClass', on, build: (d) => d.listObjects && createDefaultIngressClass((fresh) => d.listObjects!('networking.k8s.io', 'v1', 'ingressclasses', { fresh })) },
   { name: 'DenyServiceExternalIPs', on: off },
   // webhook, resourcequota and deny plugins go at the end (kube's comment).

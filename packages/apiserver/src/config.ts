@@ -28,7 +28,10 @@ import { alwaysLeader, createLeaderElector, type LeaderElector } from './control
 import { identityLeases, IDENTITY_LEASE_RENEW_MS } from './controllers/apiserver-identity.js';
 import { startClusterRoleAggregation } from './controllers/clusterrole-aggregation.js';
 import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escalation.js';
+import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
+import { startPVCProtection } from './controllers/pvc-protection.js';
+import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
@@ -261,6 +264,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name, opts) => getNamespace('', name, opts),
+      listStorageClasses: async () => (await storeOf.get(def('storage.k8s.io', 'v1', 'storageclasses'))!.list(keys.collectionPrefix('storageclasses'), { resourceVersion: '0' })).items,
+      // The authorizer is built after the stores; admission runs only once it is.
+      authorizeSigner: async (a) => (await authorizer!.authorize({ ...a, isResourceRequest: true, path: '', namespace: '', subresource: '' })).decision === 'allow',
       // The informer listers of the Priority, RuntimeClass and DefaultIngressClass plugins: the watch
       // cache, or etcd itself (`fresh`) where a plugin would refuse a name the cache may not have yet.
       listObjects: async (group, version, plural, opts) =>
@@ -284,7 +290,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // A store per served version; versions that convert share their storage version's cache.
     for (const d of catalog.all()) {
       if (!isStored(d)) continue;
-      const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : undefined;
+      const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : isCertificateSigningRequests(d) ? csrRequesterGuard : undefined;
       const storageDef = storageDefOf(d);
       const hooks = storageDef === servicesDef ? services.hooks : storageDef === priorityClassesDef ? priorityClassHooks : undefined;
       stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard, hooks }));
@@ -489,6 +495,13 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
             log,
           }),
       },
+      // kube-controller-manager's pvc-protection and pv-protection: without them the finalizers
+      // StorageObjectInUseProtection adds would keep every deleted claim and volume forever.
+      {
+        name: 'pvc-protection',
+        start: () => startPVCProtection({ persistentVolumeClaims: stores.get(def('', 'v1', 'persistentvolumeclaims'))!, pods: stores.get(def('', 'v1', 'pods'))!, log }),
+      },
+      { name: 'pv-protection', start: () => startPVProtection({ persistentVolumes: stores.get(def('', 'v1', 'persistentvolumes'))!, log }) },
       apiextensions.singleton,
     ];
 

@@ -56,6 +56,7 @@ describe('builtinResources', () => {
       'cronjobs',
       'jobs',
       'cronjobs',
+      'certificatesigningrequests',
       'ingressclasses',
       'ingresses',
       'networkpolicies',
@@ -66,6 +67,12 @@ describe('builtinResources', () => {
       'clusterrolebindings',
       'roles',
       'rolebindings',
+      'csidrivers',
+      'csinodes',
+      'csistoragecapacities',
+      'storageclasses',
+      'volumeattachments',
+      'csistoragecapacities',
       'mutatingwebhookconfigurations',
       'validatingwebhookconfigurations',
       'customresourcedefinitions',
@@ -89,7 +96,7 @@ describe('builtinResources', () => {
     assert.equal(cat.lookupKind('coordination.k8s.io/v1', 'Lease'), cat.lookup('coordination.k8s.io', 'v1', 'leases'));
     // Only stored resources get stores and namespace cleanup (one definition per storage).
     assert.deepEqual(cat.stored().map((d) => d.plural).includes('tokenreviews'), false);
-    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'horizontalpodautoscalers', 'cronjobs', 'jobs', 'ingresses', 'networkpolicies', 'poddisruptionbudgets', 'roles', 'rolebindings', 'leases', 'endpointslices']);
+    assert.deepEqual(cat.namespacedResources().map((d) => d.plural), ['configmaps', 'endpoints', 'events', 'limitranges', 'persistentvolumeclaims', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services', 'controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'horizontalpodautoscalers', 'cronjobs', 'jobs', 'ingresses', 'networkpolicies', 'poddisruptionbudgets', 'roles', 'rolebindings', 'csistoragecapacities', 'leases', 'endpointslices']);
   });
 
   it("takes every kind's schema from the schema source, with its list kind", () => {

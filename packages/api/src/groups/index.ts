@@ -13,6 +13,7 @@ import { autoscalingGroup } from './autoscaling/index.js';
 import { policyGroup } from './policy/index.js';
 import { authenticationGroup } from './authentication/index.js';
 import { authorizationGroup } from './authorization/index.js';
+import { certificatesGroup } from './certificates/index.js';
 import { batchGroup } from './batch/index.js';
 import { coordinationGroup } from './coordination/index.js';
 import { coreGroup } from './core/index.js';
@@ -21,6 +22,7 @@ import { eventsGroup } from './events/index.js';
 import { networkingGroup } from './networking/index.js';
 import { nodeGroup } from './node/index.js';
 import { rbacGroup } from './rbac/index.js';
+import { storageGroup } from './storage/index.js';
 import { schedulingGroup } from './scheduling/index.js';
 import { flowcontrolGroup } from './flowcontrol/index.js';
 
@@ -37,9 +39,11 @@ export function builtinResources(): ResourceDefinition[] {
     // autoscaling, batch, certificates, networking, policy precede rbac in kube 1.24's /apis order.
     ...autoscalingGroup,
     ...batchGroup,
+    ...certificatesGroup,
     ...networkingGroup,
     ...policyGroup,
     ...rbacGroup,
+    ...storageGroup,
     ...admissionregistrationGroup,
     // apiextensions.k8s.io follows admissionregistration in kube 1.24's /apis order, then coordination.
     ...apiextensionsGroup,
@@ -59,7 +63,9 @@ export * from './events/index.js';
 export * from './batch/index.js';
 export * from './authentication/index.js';
 export * from './authorization/index.js';
+export * from './certificates/index.js';
 export * from './rbac/index.js';
+export * from './storage/index.js';
 export * from './admissionregistration/index.js';
 export * from './apiextensions/index.js';
 export * from './coordination/index.js';
