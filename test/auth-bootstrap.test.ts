@@ -38,7 +38,10 @@ async function createToken(c: TestClient, data: Record<string, string | undefine
     stringData,
   });
   expectCode(res, 201, 'create bootstrap token secret');
-  return { id, token: `${id}.${secret}`, path: `${SECRETS(namespace)}/bootstrap-token-${id}` };
+  const path = `${SECRETS(namespace)}/bootstrap-token-${id}`;
+  // kube's authenticator reads a Secret lister: a token is usable once the watch cache has it.
+  await eventually(async () => (await c.get(`${path}?resourceVersion=0`)).status === 200, 10_000, 'the token Secret in the watch cache');
+  return { id, token: `${id}.${secret}`, path };
 }
 
 const inSeconds = (s: number): string => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');

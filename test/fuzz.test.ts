@@ -280,6 +280,9 @@ function protoPoison(depth: number): Obj {
 }
 
 /** A valid object of `r`'s kind (the fields kube validates are filled as it wants them). */
+/** A PEM certificate request (CN=fuzz, P-256), base64 as CertificateSigningRequest.spec.request carries it. */
+const FUZZ_CSR = 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlISk1IRUNBUUF3RHpFTk1Bc0dBMVVFQXd3RVpuVjZlakJaTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSApBMElBQkIvZ1hhN01sZCtLWUxGcmRscVdEcGJmSUNCVHY0dWRKWnU4SXFlQzEvZ0dPblUrZWJ0NjBzRVRtMTVCCm1ENU1wRlZSamtSL0VtYkJPRGxkQVhpWmpscWdBREFLQmdncWhrak9QUVFEQWdOSUFEQkZBaUVBcXNBeWZqdE8KeUhaY0dXRGthN09NZzl6NGVnOVFQakZ0bCtBY2dhUXlpYWNDSUV3M0graU53U2VNSjVUZ0FkZ0t4WmdJbVZIaApxRFIxc1JFcUFUOEdRSHhVCi0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=';
+
 function validObject(r: ServedResource, name: string, namespace: string | undefined, rng: Rng): Obj {
   const metadata: Obj = { name };
   if (namespace !== undefined) metadata['namespace'] = namespace;
@@ -414,6 +417,19 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
       return { ...base, addressType: 'IPv4', endpoints: [{ addresses: [rng.pick(['10.0.0.1', '10.0.0.2'])], conditions: { ready: rng.chance(0.5) } }], ports: [{ name: 'http', port: rng.pick([80, 8080]) }] };
     case 'FlowSchema':
       return { ...base, spec: { priorityLevelConfiguration: { name: rng.pick(['global-default', 'workload-low']) }, matchingPrecedence: rng.pick([500, 5000]), rules: [{ subjects: [{ kind: 'User', user: { name: 'fuzz' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/fuzz'] }] }] } };
+    case 'StorageClass':
+      return { ...base, provisioner: rng.pick(['csi.example.com', 'kubernetes.io/no-provisioner']), reclaimPolicy: rng.pick(['Delete', 'Retain']) };
+    case 'CSIDriver':
+      return { ...base, metadata: { ...metadata, name: `${name}.csi.example.com` }, spec: { attachRequired: rng.chance(0.5) } };
+    case 'CSINode':
+      return { ...base, spec: { drivers: [{ name: 'csi.example.com', nodeID: name }] } };
+    case 'VolumeAttachment':
+      return { ...base, spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: `pv-${name}` } } };
+    case 'CSIStorageCapacity':
+      return { ...base, storageClassName: 'standard' };
+    case 'CertificateSigningRequest':
+      // A fixed ECDSA request made with openssl for this test (its key is not kept).
+      return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: rng.pick([['digital signature'], ['client auth', 'key encipherment']]) } };
     case 'PriorityLevelConfiguration':
       return { ...base, spec: { type: 'Limited', limited: { assuredConcurrencyShares: rng.pick([1, 10]), limitResponse: { type: 'Reject' } } } };
     default:
