@@ -31,7 +31,7 @@ const ic = (name: string, spec: Record<string, unknown>, annotations?: Record<st
 describe('networking.k8s.io/v1', () => {
   it('serves discovery as kube', async () => {
     const res = (await env.plinth.client.get(G)).body.resources as Array<Record<string, unknown>>;
-    assert.deepEqual(res.map((r) => r['name']), ['ingressclasses', 'ingresses', 'ingresses/status', 'networkpolicies']);
+    assert.deepEqual(res.map((r) => r['name']), ['ingressclasses', 'ingresses', 'ingresses/status', 'networkpolicies', 'networkpolicies/status']);
     assert.deepEqual(res.find((r) => r['name'] === 'ingresses')!['shortNames'], ['ing']);
     assert.deepEqual(res.find((r) => r['name'] === 'networkpolicies')!['shortNames'], ['netpol']);
     assert.equal(res.find((r) => r['name'] === 'ingressclasses')!['namespaced'], false);
@@ -117,5 +117,20 @@ describe('networking.k8s.io/v1', () => {
     expectStatus(bad, 422, 'Invalid');
     assert.deepEqual(causeFields(bad), ['spec.ingress[0].ports[0].protocol', 'spec.ingress[0].ports[0].endPort', 'spec.ingress[0].from[0]', 'spec.ingress[0].from[1].ipBlock.except[0]', 'spec.ingress[0].from[1]', 'spec.policyTypes[1]']);
     assert.match(await kubectl('get', 'netpol', 'np'), /^NAME\s+POD-SELECTOR\s+AGE\nnp\s+app=web\s+\d+s/);
+  });
+
+  it('NetworkPolicies: status is its own endpoint; with the NetworkPolicyStatus gate off its conditions are dropped', async () => {
+    const cond = { type: 'Accepted', status: 'True', reason: 'Ok', message: 'm', lastTransitionTime: '2024-01-01T00:00:00Z' };
+    const np = await env.plinth.client.post(NP, { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'st' }, spec: { podSelector: {} }, status: { conditions: [cond] } });
+    expectCode(np, 201);
+    assert.deepEqual(np.body.status, {});
+    const put = await env.plinth.client.put(`${NP}/st/status`, { ...np.body, spec: { podSelector: { matchLabels: { a: 'b' } } }, status: { conditions: [cond] } });
+    expectCode(put, 200);
+    assert.deepEqual(put.body.spec.podSelector, {});
+    assert.deepEqual(put.body.status, {});
+    const upd = await env.plinth.client.put(`${NP}/st`, { ...put.body, spec: { podSelector: { matchLabels: { a: 'b' } } }, status: { conditions: [cond] } });
+    expectCode(upd, 200);
+    assert.deepEqual(upd.body.status, {});
+    assert.equal(upd.body.metadata.generation, 2);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * networking.k8s.io/v1 NetworkPolicies as kube-apiserver 1.24 has them
- * (pkg/registry/networking/networkpolicy, printNetworkPolicy): short name `netpol`, no status
- * sub-resource (NetworkPolicyStatus is an alpha gate, off), policyTypes defaulted from the rules,
- * port protocols TCP, generation on spec change.
+ * (pkg/registry/networking/networkpolicy, printNetworkPolicy): short name `netpol`, a `status`
+ * sub-resource whose conditions are dropped (kube's dropDisabledStatusFields with the alpha
+ * NetworkPolicyStatus gate off, the only state plinth implements) unless the stored object already
+ * has some, policyTypes defaulted from the rules, port protocols TCP, generation on spec change.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ResourceStrategy } from '../../catalog.js';
@@ -27,12 +28,27 @@ const networkPolicyStrategy: ResourceStrategy = {
     }
   },
   prepareForCreate(obj) {
+    // Go's encoder writes the empty status struct: kube 1.24 answers `status: {}`.
+    obj['status'] = {};
     obj.metadata.generation = 1;
   },
   prepareForUpdate(obj, old) {
+    obj['status'] = old['status'] ?? {};
     if (!isDeepStrictEqual(obj['spec'], old['spec'])) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
   },
   validate: validateNetworkPolicy,
+};
+
+const hasConditions = (status: unknown): boolean => isPlainObject(status) && Array.isArray(status['conditions']) && status['conditions'].length > 0;
+
+/** kube's networkPolicyStatusStrategy: the spec stays; with the gate off, new conditions are dropped. */
+const networkPolicyStatusStrategy: ResourceStrategy = {
+  prepareForUpdate(obj, old) {
+    obj['spec'] = old['spec'];
+    if (!hasConditions(old['status'])) obj['status'] = {};
+  },
+  validate: () => [],
+  validateOnUpdate: false,
 };
 
 /** metav1.FormatLabelSelector: the selector's requirements sorted by key, `<none>` when empty. */
@@ -67,5 +83,6 @@ export const networkpolicies = defineResource({
   namespaced: true,
   description: 'A NetworkPolicy says which traffic the selected pods may receive and send.',
   strategy: networkPolicyStrategy,
+  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: networkPolicyStatusStrategy }],
   table: networkPolicyTable,
 });
