@@ -39,7 +39,9 @@ export interface PluginDeps {
    * informer listers: PriorityClasses, RuntimeClasses, IngressClasses). Unset: the plugins that
    * read them are not built.
    */
-  listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean }) => Promise<StoredObject[]>;
+  listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean; namespace?: string }) => Promise<StoredObject[]>;
+  /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
+  pluginConfig?: (name: string) => Record<string, unknown> | undefined;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */

@@ -269,8 +269,12 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       authorizeSigner: async (a) => (await authorizer!.authorize({ ...a, isResourceRequest: true, path: '', namespace: '', subresource: '' })).decision === 'allow',
       // The informer listers of the Priority, RuntimeClass and DefaultIngressClass plugins: the watch
       // cache, or etcd itself (`fresh`) where a plugin would refuse a name the cache may not have yet.
-      listObjects: async (group, version, plural, opts) =>
-        (await storeOf.get(def(group, version, plural))!.list(keys.collectionPrefix(storagePathOf(def(group, version, plural))), opts?.fresh ? {} : { resourceVersion: '0' })).items,
+      listObjects: async (group, version, plural, opts) => {
+        const d = def(group, version, plural);
+        const prefix = keys.collectionPrefix(storagePathOf(d), d.namespaced && opts?.namespace ? opts.namespace : undefined);
+        return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
+      },
+      pluginConfig: (name) => options.admissionConfig.get(name),
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),

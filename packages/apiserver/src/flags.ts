@@ -78,6 +78,7 @@ export interface ServerOptions {
   authorizationWebhookCacheUnauthorizedTtl: number;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
+  admissionControlConfigFile: string;
   verbosity: number;
   dataDir: string;
   watchCache: boolean;
@@ -202,6 +203,7 @@ const SPECS: FlagSpec[] = [
   { name: 'authorization-webhook-cache-authorized-ttl', kind: 'duration', key: 'authorizationWebhookCacheAuthorizedTtl', default: '5m', usage: "The duration to cache 'authorized' responses from the webhook authorizer." },
   { name: 'authorization-webhook-cache-unauthorized-ttl', kind: 'duration', key: 'authorizationWebhookCacheUnauthorizedTtl', default: '30s', usage: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
   { name: 'enable-admission-plugins', kind: 'strings', key: 'enableAdmissionPlugins', default: '', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook).' },
+  { name: 'admission-control-config-file', kind: 'string', key: 'admissionControlConfigFile', default: '', usage: 'File with admission control configuration.' },
   { name: 'disable-admission-plugins', kind: 'strings', key: 'disableAdmissionPlugins', default: '', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
   { name: 'v', kind: 'int', key: 'verbosity', default: '0', usage: 'number for the log level verbosity' },
   { name: 'data-dir', kind: 'string', key: 'dataDir', default: './data', usage: 'Directory for the embedded etcd, generated certificates, the admin token and admin.kubeconfig.' },

@@ -4,6 +4,7 @@
  */
 import { completeAuthenticationOptions, validateAuthenticationOptions, validateAuthorizationOptions, type AuthenticationOptions, type AuthorizationOptions } from '@plinth/auth';
 import { enabledAdmissionPlugins, validateAdmissionPlugins } from '@plinth/admission';
+import { type AdmissionPluginConfigs, loadAdmissionConfig } from './admission-config.js';
 import { FlagError, type ServerOptions } from './flags.js';
 import { featureGatesFrom, type FeatureGates } from './features.js';
 import { validateAuditFlags } from './audit/index.js';
@@ -53,6 +54,8 @@ export interface CompletedOptions {
   authentication: AuthenticationOptions;
   /** The admission plugins to run, by kube's name, in kube's order. */
   admissionPlugins: string[];
+  /** `--admission-control-config-file`: each plugin's configuration by name. */
+  admissionConfig: AdmissionPluginConfigs;
   authorization: AuthorizationOptions;
   featureGates: FeatureGates;
   /** The built-in definitions `--runtime-config` turns off, as `group/version/plural` (see runtime-config.ts). */
@@ -161,6 +164,12 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   if (flags.requestheaderUsernameHeaders.length > 0 && !flags.requestheaderClientCaFile) errs.push('requestheader-username-headers requires requestheader-client-ca-file: the proxy must present a client certificate');
   const plugins = { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins };
   errs.push(...validateAdmissionPlugins(plugins));
+  let admissionConfig: AdmissionPluginConfigs = new Map();
+  try {
+    admissionConfig = loadAdmissionConfig(flags.admissionControlConfigFile);
+  } catch (e) {
+    errs.push(e instanceof Error ? e.message : String(e));
+  }
   const authorization = authorizationOptionsFrom(flags);
   errs.push(...validateAuthorizationOptions(authorization));
   const warnings: string[] = [];
@@ -175,5 +184,5 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
   if (hiddenMetrics) errs.push(hiddenMetrics);
   const services = serviceNetworkOptionsFrom(flags, errs);
   if (errs.length > 0) throw new FlagError(errs.join('\n'));
-  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), featureGates, disabledResources, warnings, services };
+  return { flags, authentication: completeAuthenticationOptions(authentication), authorization, admissionPlugins: enabledAdmissionPlugins(plugins), admissionConfig, featureGates, disabledResources, warnings, services };
 }
