@@ -97,9 +97,13 @@ export function compareValues(a: unknown, b: unknown): number {
   return 0;
 }
 
+const HTML_UNSAFE = /[<>&\u2028\u2029]/;
+
 /** Go `encoding/json` (and jsoniter's standard-compatible config) string escaping, HTML-safe. */
 function goJSONString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const j = JSON.stringify(s);
+  if (!HTML_UNSAFE.test(j)) return j;
+  return j.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** JSON as SMD writes values into FieldsV1 keys (jsoniter, standard-library compatible). */
@@ -156,8 +160,24 @@ export function comparePE(a: PathElement, b: PathElement): number {
   }
 }
 
+/**
+ * Each element's FieldsV1 key, computed once: sets look elements up by key at every level of every
+ * path, and a key element's JSON (`k:{"containerPort":8080,...}`) is the costly part of a write's
+ * managed-fields update. Elements are immutable, so the key never goes stale.
+ */
+const PE_KEYS = new WeakMap<PathElement, string>();
+
 /** The FieldsV1 key of a path element (serialize-pe.go): `f:name`, `k:{...}`, `v:...`, `i:n`. */
 export function serializePE(pe: PathElement): string {
+  let k = PE_KEYS.get(pe);
+  if (k === undefined) {
+    k = computeKey(pe);
+    PE_KEYS.set(pe, k);
+  }
+  return k;
+}
+
+function computeKey(pe: PathElement): string {
   switch (pe.kind) {
     case 'field':
       return `f:${pe.name}`;
@@ -415,13 +435,22 @@ function readV1(obj: Record<string, unknown>, depth = 1): { children: FieldSet |
   checkDepth(depth, 'managedFields');
   let children: FieldSet | undefined;
   let isMember = false;
-  for (const [key, val] of Object.entries(obj)) {
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     if (key === '.') {
       isMember = true;
       continue;
     }
-    const pe = deserializePE(key);
-    if (!pe) continue;
+    const val = obj[key];
+    let pe: PathElement | undefined;
+    if (key.startsWith('f:')) {
+      // The common case, read directly; a field's key is its canonical key.
+      pe = fieldPE(key.slice(2));
+      PE_KEYS.set(pe, key);
+    } else {
+      pe = deserializePE(key);
+      if (!pe) continue;
+    }
     if (!isPlainObject(val)) throw new FieldsV1Error(`expected object for ${JSON.stringify(key)}`);
     const sub = readV1(val, depth + 1);
     if (sub.isMember) {

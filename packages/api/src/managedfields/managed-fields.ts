@@ -175,6 +175,16 @@ function withoutManagedFields(obj: KubeJSON): KubeJSON {
   return copy;
 }
 
+/** `obj` with a metadata copy that lacks managedFields; every other member shared, not copied. */
+function viewWithoutManagedFields(obj: KubeJSON): KubeJSON {
+  const meta = obj['metadata'];
+  if (!isPlainObject(meta) || !Object.prototype.hasOwnProperty.call(meta, 'managedFields')) return obj;
+  const { managedFields: _mf, ...rest } = meta;
+  const view: KubeJSON = {};
+  for (const k in obj) if (Object.prototype.hasOwnProperty.call(obj, k)) setMember(view, k, k === 'metadata' ? rest : obj[k]);
+  return view;
+}
+
 function setManagedFields(obj: KubeJSON, entries: ManagedFieldsEntry[]): KubeJSON {
   const meta = isPlainObject(obj['metadata']) ? obj['metadata'] : (obj['metadata'] = {});
   if (entries.length > 0) meta['managedFields'] = entries;
@@ -225,7 +235,8 @@ export class FieldManager {
       }
     }
     const out = withoutManagedFields(next);
-    const liveClean = live ? withoutManagedFields(live) : cloneJson(this.#empty);
+    // Only read (compared): a view without managedFields, sharing everything else with live.
+    const liveClean = live ? viewWithoutManagedFields(live) : this.#empty;
     const liveUid = isPlainObject(live?.['metadata']) ? live['metadata']['uid'] : undefined;
     if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return out;
     try {

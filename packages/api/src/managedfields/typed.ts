@@ -19,7 +19,29 @@ type ListT = { kind: 'list'; elem: TypeRef; rel: 'atomic' | 'set' | 'map'; keys:
 type Resolved =
   | { kind: 'leaf' }
   | ListT
-  | { kind: 'map'; fields: Readonly<Record<string, Schema>> | undefined; elem: TypeRef; atomic: boolean };
+  | MapT;
+
+/**
+ * A map or struct. `pes` holds one path element per declared field, made once per schema: the
+ * walks reuse them, and with them the FieldsV1 key each one computes once (fieldset.ts).
+ */
+type MapT = { kind: 'map'; fields: Readonly<Record<string, Schema>> | undefined; elem: TypeRef; atomic: boolean; pes?: Map<string, PathElement> };
+
+const LEAF: Resolved = { kind: 'leaf' };
+const DEDUCED_MAP: MapT = { kind: 'map', fields: undefined, elem: 'deduced', atomic: false };
+const DEDUCED_LIST: ListT = { kind: 'list', elem: 'deduced', rel: 'atomic', keys: [] };
+
+/** The path element of member `k` of a map of type `t` (the schema's shared one for a declared field). */
+function memberPE(t: MapT, k: string): PathElement {
+  if (t.fields && hasOwn(t.fields, k)) {
+    let pes = t.pes;
+    if (!pes) t.pes = pes = new Map();
+    let pe = pes.get(k);
+    if (!pe) pes.set(k, (pe = fieldPE(k)));
+    return pe;
+  }
+  return fieldPE(k);
+}
 
 /** A schema-or-data error, worded as SMD's validation errors (`.path: element 0: ...`). */
 export class TypedError extends Error {}
@@ -70,23 +92,39 @@ export class TypedSchema {
     return t;
   }
 
+  /** Each schema's type, resolved once (undefined in the cache: its type depends on the value). */
+  readonly #resolved = new WeakMap<Schema, Resolved | null>();
+
   resolve(ref: TypeRef, value: unknown): Resolved {
-    if (ref === undefined) return { kind: 'leaf' };
-    if (ref === 'deduced') {
-      if (isPlainObject(value)) return { kind: 'map', fields: undefined, elem: 'deduced', atomic: false };
-      if (Array.isArray(value)) return { kind: 'list', elem: 'deduced', rel: 'atomic', keys: [] };
-      return { kind: 'leaf' };
+    if (ref === undefined) return LEAF;
+    if (ref === 'deduced') return deduced(value);
+    let r = this.#resolved.get(ref);
+    if (r === undefined) {
+      r = this.#resolveSchema(ref);
+      this.#resolved.set(ref, r);
     }
+    return r ?? deduced(value);
+  }
+
+  /** The schema's type, or null when it is deduced from the value. */
+  #resolveSchema(ref: Schema): Resolved | null {
     const s = this.#deref(ref);
-    if (!s) return { kind: 'leaf' };
-    if (s['x-kubernetes-int-or-string']) return { kind: 'leaf' };
+    if (!s) return LEAF;
+    if (s['x-kubernetes-int-or-string']) return LEAF;
     if (s.type === 'array' || s.items) return this.#listType(s);
     if (s.properties || s.additionalProperties) {
       return { kind: 'map', fields: s.properties, elem: s.additionalProperties, atomic: s['x-kubernetes-map-type'] === 'atomic' };
     }
-    if (s['x-kubernetes-preserve-unknown-fields'] || s.type === 'object') return this.resolve('deduced', value);
-    return { kind: 'leaf' };
+    if (s['x-kubernetes-preserve-unknown-fields'] || s.type === 'object') return null;
+    return LEAF;
   }
+}
+
+/** A schemaless node: maps granular, lists atomic. */
+function deduced(value: unknown): Resolved {
+  if (isPlainObject(value)) return DEDUCED_MAP;
+  if (Array.isArray(value)) return DEDUCED_LIST;
+  return LEAF;
 }
 
 /** List semantics: list-type wins; else patch strategy `merge` gives a map-list (merge key) or a set. */
@@ -146,7 +184,7 @@ function itemPEs(t: ListT, list: readonly unknown[], path: Path): { pes: PathEle
 const asList = (v: unknown): readonly unknown[] | undefined => (Array.isArray(v) ? v : undefined);
 const asMap = (v: unknown): Record<string, unknown> | undefined => (isPlainObject(v) ? v : undefined);
 
-function childRef(t: Extract<Resolved, { kind: 'map' }>, key: string): { ref: TypeRef; declared: boolean } {
+function childRef(t: MapT, key: string): { ref: TypeRef; declared: boolean } {
   const f = t.fields && hasOwn(t.fields, key) ? t.fields[key] : undefined;
   return f ? { ref: f, declared: true } : { ref: t.elem, declared: false };
 }
@@ -184,7 +222,7 @@ function walkToSet(ts: TypedSchema, v: unknown, ref: TypeRef, path: Path, set: F
   if (!m) return;
   for (const [k, val] of Object.entries(m)) {
     const { ref: cr, declared } = childRef(t, k);
-    const p = [...path, fieldPE(k)];
+    const p = [...path, memberPE(t, k)];
     walkToSet(ts, val, cr, p, set);
     if (!declared) set.insert(p);
   }
@@ -204,7 +242,7 @@ const isEmptyList = (l: readonly unknown[] | undefined): boolean => !l || l.leng
 const isEmptyMap = (m: Record<string, unknown> | undefined): boolean => !m || Object.keys(m).length === 0;
 
 /** Walks lhs and rhs together; returns the merged output (undefined for none). */
-function mergeWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: Path, hooks: WalkHooks): unknown {
+function mergeWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], hooks: WalkHooks): unknown {
   checkDepth(path.length + 1);
   const t = ts.resolve(ref, rhs !== undefined ? rhs : lhs);
   let out: unknown;
@@ -232,23 +270,27 @@ function mergeWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, pa
 
 function mergeMapItems(
   ts: TypedSchema,
-  t: Extract<Resolved, { kind: 'map' }>,
+  t: MapT,
   lhs: Record<string, unknown> | undefined,
   rhs: Record<string, unknown> | undefined,
-  path: Path,
+  path: PathElement[],
   hooks: WalkHooks,
 ): unknown {
-  const out: Record<string, unknown> = {};
-  const keys = [...Object.keys(lhs ?? {})];
-  for (const k of Object.keys(rhs ?? {})) if (!lhs || !hasOwn(lhs, k)) keys.push(k);
-  for (const k of keys) {
+  let out: Record<string, unknown> | undefined;
+  const member = (k: string): void => {
     const lv = lhs && getOwn(lhs, k);
     const rv = rhs && getOwn(rhs, k);
-    if (lv === undefined && rv === undefined) continue;
-    const v = mergeWalk(ts, lv, rv, childRef(t, k).ref, [...path, fieldPE(k)], hooks);
-    if (v !== undefined) setMember(out, k, v);
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
+    if (lv === undefined && rv === undefined) return;
+    const f = t.fields && hasOwn(t.fields, k) ? t.fields[k] : undefined;
+    // The walk shares one path array, pushed and popped (hooks never keep it).
+    path.push(memberPE(t, k));
+    const v = mergeWalk(ts, lv, rv, f ?? t.elem, path, hooks);
+    path.pop();
+    if (v !== undefined) setMember((out ??= {}), k, v);
+  };
+  if (lhs) for (const k of Object.keys(lhs)) member(k);
+  if (rhs) for (const k of Object.keys(rhs)) if (!lhs || !hasOwn(lhs, k)) member(k);
+  return out;
 }
 
 /** SMD's list merge, including its ordering of shared, lhs-only and rhs-only items. */
@@ -257,14 +299,16 @@ function mergeListItems(
   t: ListT,
   lhs: readonly unknown[] | undefined,
   rhs: readonly unknown[] | undefined,
-  path: Path,
+  path: PathElement[],
   hooks: WalkHooks,
 ): unknown {
   const R = itemPEs(t, rhs ?? [], path);
   const L = itemPEs(t, lhs ?? [], path);
   const out: unknown[] = [];
   const item = (pe: PathElement, l: unknown, r: unknown): void => {
-    const v = mergeWalk(ts, l, r, t.elem, [...path, pe], hooks);
+    path.push(pe);
+    const v = mergeWalk(ts, l, r, t.elem, path, hooks);
+    path.pop();
     if (v !== undefined) out.push(v);
   };
   // Linear in both lists: keys are serialized once, and the shared items are consumed through an
@@ -387,7 +431,7 @@ function removeWalk(ts: TypedSchema, v: unknown, toRemove: FieldSet, ref: TypeRe
   if (!m || Object.keys(m).length === 0 || t.atomic) return undefined;
   const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(m)) {
-    const pe = fieldPE(k);
+    const pe = memberPE(t, k);
     if (toRemove.has([pe])) continue;
     const sub = toRemove.withPrefix(pe);
     const next = sub.isEmpty() ? val : removeWalk(ts, val, sub, childRef(t, k).ref, [...path, pe]);

@@ -203,8 +203,9 @@ export class ResourceStore {
   }
 
   /** Records a non-apply write of `next` over `live` in managedFields (kube's fieldmanager Update). */
-  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy): StoredObject {
-    if (!opts.manager) return next;
+  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy, copy = false): StoredObject {
+    // The field manager returns a new object; without one, a caller that needs a copy gets one here.
+    if (!opts.manager) return copy ? structuredClone(next) : next;
     const { fm, subresource } = this.#fieldManagerFor(strategy);
     return fm.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now(), ...(subresource ? { subresource } : {}) }) as StoredObject;
   }
@@ -356,13 +357,13 @@ export class ResourceStore {
         key,
         async (existing) => {
           await pending.set(undefined);
-          let next = structuredClone(obj);
           existing = existing && this.#read(existing);
           if (!existing) {
             if (!allowCreate) throw notFound(groupResourceOf(this.def), name);
             created = true;
+            // Each attempt works on its own copy of the request's object (#track makes it).
+            const next = this.#track(undefined, obj, opts, this.def.strategy, true);
             delete next.metadata.resourceVersion;
-            next = this.#track(undefined, next, opts);
             this.#ensureNamespace(scope, next);
             await this.#admit('CREATE', scope, next, undefined, opts);
             await this.#guard('CREATE', scope, name, next);
@@ -373,7 +374,7 @@ export class ResourceStore {
             return next;
           }
           created = false;
-          return this.#prepareUpdate(scope, name, this.#track(existing, next, opts, strategy), existing, opts, strategy, undefined, pending);
+          return this.#prepareUpdate(scope, name, this.#track(existing, obj, opts, strategy, true), existing, opts, strategy, undefined, pending);
         },
         { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...(allowCreate ? this.#guardKey() : {}) },
       );
