@@ -23,6 +23,7 @@ import { robustnessScenario } from './scenarios/robustness.js';
 import { authzScenario } from './scenarios/authz.js';
 import { crdScenario } from './scenarios/crd.js';
 import { workloadsScenario } from './scenarios/workloads.js';
+import { admissionScenario } from './scenarios/admission.js';
 import { metricsScenario } from './scenarios/metrics.js';
 import { attacksScenario } from './scenarios/attacks.js';
 import { podProfile } from './lib/objects.js';
@@ -105,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
       ['authz', authzScenario],
       ['crd', crdScenario],
       ['workloads', workloadsScenario],
+      ['admission', admissionScenario],
       ['metrics', metricsScenario],
       ['attacks', attacksScenario],
     ];
