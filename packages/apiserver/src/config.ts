@@ -31,6 +31,7 @@ import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escal
 import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
+import { createNodeGraphSource } from './controllers/node-graph-source.js';
 import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
@@ -328,6 +329,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const rbacGroup = 'rbac.authorization.k8s.io';
     authorizer = buildAuthorizer(options.authorization, {
       rbacSource: createRBACSource({ storeOf: (plural) => stores.get(def(rbacGroup, 'v1', plural))!, log }),
+      nodeGraphSource: createNodeGraphSource({ storeOf: (kind) => stores.get(kind === 'volumeattachments' ? def('storage.k8s.io', 'v1', kind) : def('', 'v1', kind))!, log }),
       log,
     });
 
