@@ -275,6 +275,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         const prefix = keys.collectionPrefix(storagePathOf(d), d.namespaced && opts?.namespace ? opts.namespace : undefined);
         return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
       },
+      getObject: (group, version, plural, namespace, name) => getterOf(def(group, version, plural), true)(namespace, name),
       pluginConfig: (name) => options.admissionConfig.get(name),
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
