@@ -232,7 +232,17 @@ describe('Node authorizer and NodeRestriction', () => {
       await n1('POST', `${api}/pods`, mirror('m', { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'claim1' } }] })),
       'pods "m" is forbidden: node "n1" can not create pods that reference persistentvolumeclaims',
     );
-    const created = await n1('POST', `${api}/pods`, mirror('m', {}));
+    const owner = { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'not-the-uid', controller: true };
+    const nodeUid = (await env.plinth.client.get('/api/v1/nodes/n1')).body.metadata.uid;
+    expectForbidden(
+      await n1('POST', `${api}/pods`, { ...mirror('m', {}), metadata: { name: 'm', annotations: { 'kubernetes.io/config.mirror': 'hash' }, ownerReferences: [{ ...owner, controller: false }] } }),
+      'pods "m" is forbidden: node "n1" can only create pods with a controller owner reference set to itself',
+    );
+    expectForbidden(
+      await n1('POST', `${api}/pods`, { ...mirror('m', {}), metadata: { name: 'm', annotations: { 'kubernetes.io/config.mirror': 'hash' }, ownerReferences: [owner] } }),
+      `pods "m" is forbidden: node n1 UID mismatch: expected not-the-uid got ${nodeUid}`,
+    );
+    const created = await n1('POST', `${api}/pods`, { ...mirror('m', {}), metadata: { name: 'm', annotations: { 'kubernetes.io/config.mirror': 'hash' }, ownerReferences: [{ ...owner, uid: nodeUid }] } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     // Its pods' status only; delete only pods bound to itself.
     expectForbidden(
@@ -242,10 +252,27 @@ describe('Node authorizer and NodeRestriction', () => {
     assert.equal((await n1('PATCH', `${api}/pods/p1/status`, { status: { message: 'running' } }, 'application/merge-patch+json')).status, 200);
     expectForbidden(await n1('DELETE', `${api}/pods/p2`), 'pods "p2" is forbidden: node "n1" can only delete pods with spec.nodeName set to itself');
     expectForbidden(
+      await n1('POST', `${api}/pods/p2/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p2' } }),
+      'pods "p2" is forbidden: node n1 can only evict pods with spec.nodeName set to itself',
+    );
+    expectForbidden(
       await n1('PATCH', `${api}/pods/m`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json'),
       `pods "m" is forbidden: User "system:node:n1" cannot patch resource "pods" in API group "" in the namespace "${NS}"`,
     );
     assert.equal((await n1('DELETE', `${api}/pods/m?gracePeriodSeconds=0`)).status, 200);
+  });
+
+  it("the status of its pods' claims only, capacity and conditions only", async () => {
+    const merge = 'application/merge-patch+json';
+    const r = await n1('PATCH', `${api}/persistentvolumeclaims/claim1/status`, { status: { capacity: { storage: '2Gi' }, conditions: [{ type: 'FileSystemResizePending', status: 'True' }] } }, merge);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    expectForbidden(
+      await n1('PATCH', `${api}/persistentvolumeclaims/claim2/status`, { status: { capacity: { storage: '2Gi' } } }, merge),
+      `persistentvolumeclaims "claim2" is forbidden: User "system:node:n1" cannot patch resource "persistentvolumeclaims/status" in API group "" in the namespace "${NS}": no relationship found between node 'n1' and this object`,
+    );
+    const phase = await n1('PATCH', `${api}/persistentvolumeclaims/claim1/status`, { status: { phase: 'Lost' } }, merge);
+    assert.equal(phase.status, 403, JSON.stringify(phase.body));
+    assert.match(phase.body.message, /^persistentvolumeclaims "claim1" is forbidden: node "n1" is not allowed to update fields other than status.capacity and status.conditions: /);
   });
 
   it('its own Lease in kube-node-lease only', async () => {

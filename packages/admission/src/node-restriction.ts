@@ -124,7 +124,8 @@ export function createNodeRestriction(deps: NodeRestrictionDeps): AdmissionPlugi
       case 'CREATE':
         return admitPodCreate(node, a);
       case 'DELETE': {
-        const pod = await podOrNotFound(a.namespace, a.name);
+        // The object being deleted, as read for this delete (kube reads its informer's copy).
+        const pod = a.oldObject ?? (await podOrNotFound(a.namespace, a.name));
         if (nodeNameOf(pod) !== node) throw admissionForbidden(a, `node "${node}" can only delete pods with spec.nodeName set to itself`);
         return;
       }
