@@ -159,6 +159,11 @@ describe('Node authorizer and NodeRestriction', () => {
       await n1('GET', `${api}/persistentvolumeclaims?fieldSelector=metadata.name%3Dclaim1`),
       `persistentvolumeclaims "claim1" is forbidden: User "system:node:n1" cannot list resource "persistentvolumeclaims" in API group "" in the namespace "${NS}": can only get individual resources of this type`,
     );
+    // A node's permissions are not enumerable (kube's RulesFor for nodes).
+    const review = await n1('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: NS } });
+    assert.equal(review.status, 201, JSON.stringify(review.body));
+    assert.equal(review.body.status.incomplete, true);
+    assert.equal(review.body.status.evaluationError, 'node authorizer does not support user rule resolution');
     // A user in system:nodes without a node name: kube's "unknown node".
     expectForbidden(
       await asNode('nameless', 'GET', `${api}/secrets/s1`),
