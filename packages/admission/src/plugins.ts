@@ -19,6 +19,7 @@ import { createDefaultStorageClass, createPersistentVolumeClaimResize, createSto
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
+import { createNodeRestriction } from './node-restriction.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -40,6 +41,11 @@ export interface PluginDeps {
    * read them are not built.
    */
   listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean; namespace?: string }) => Promise<StoredObject[]>;
+  /**
+   * One object of a built-in resource as kube's informer listers read it: the watch cache, a miss
+   * confirmed by a quorum read (namespace '' for cluster-scoped). Unset: NodeRestriction is not built.
+   */
+  getObject?: (group: string, version: string, plural: string, namespace: string, name: string) => Promise<StoredObject | undefined>;
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
 }
@@ -70,7 +76,11 @@ const REGISTRY: readonly Registration[] = [
   { name: 'LimitPodHardAntiAffinityTopology', on: off },
   { name: 'LimitRanger', on },
   { name: 'ServiceAccount', on, build: admitsNothingPlinthServes },
-  { name: 'NodeRestriction', on: off },
+  {
+    name: 'NodeRestriction',
+    on: off,
+    build: (d) => d.getObject && createNodeRestriction({ getPod: (ns, n) => d.getObject!('', 'v1', 'pods', ns, n), getNode: (n) => d.getObject!('', 'v1', 'nodes', '', n) }),
+  },
   { name: 'TaintNodesByCondition', on },
   { name: 'AlwaysPullImages', on: off },
   { name: 'ImagePolicyWebhook', on: off },

@@ -20,3 +20,5 @@ export * from './apiextensions/index.js';
 export * from './groups/core/services.js';
 export * from './groups/core/pods.js';
 export * from './capabilities.js';
+export * from './groups/core/pod-references.js';
+export * from './node-identity.js';

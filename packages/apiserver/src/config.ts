@@ -31,6 +31,7 @@ import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escal
 import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
+import { createNodeGraphSource } from './controllers/node-graph-source.js';
 import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
@@ -274,6 +275,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         const prefix = keys.collectionPrefix(storagePathOf(d), d.namespaced && opts?.namespace ? opts.namespace : undefined);
         return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
       },
+      getObject: (group, version, plural, namespace, name) => getterOf(def(group, version, plural), true)(namespace, name),
       pluginConfig: (name) => options.admissionConfig.get(name),
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
@@ -328,6 +330,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const rbacGroup = 'rbac.authorization.k8s.io';
     authorizer = buildAuthorizer(options.authorization, {
       rbacSource: createRBACSource({ storeOf: (plural) => stores.get(def(rbacGroup, 'v1', plural))!, log }),
+      nodeGraphSource: createNodeGraphSource({ storeOf: (kind) => stores.get(kind === 'volumeattachments' ? def('storage.k8s.io', 'v1', kind) : def('', 'v1', kind))!, log }),
       log,
     });
 

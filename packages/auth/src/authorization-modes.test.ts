@@ -26,7 +26,8 @@ test('validation as kube: unknown, duplicate, Webhook without a file, a file wit
   assert.deepEqual(validateAuthorizationOptions({ modes: ['RBAC', 'RBAC'] }), ['authorization-mode ["RBAC" "RBAC"] has mode specified more than once']);
   assert.deepEqual(validateAuthorizationOptions({ modes: ['Webhook'] }), ["authorization-mode Webhook's authorization config file not passed"]);
   assert.deepEqual(validateAuthorizationOptions({ modes: ['RBAC'], webhook }), ['cannot specify --authorization-webhook-config-file without mode Webhook']);
-  assert.match(validateAuthorizationOptions({ modes: ['Node'] })[0]!, /"Node" is not supported by plinth/);
+  assert.deepEqual(validateAuthorizationOptions({ modes: ['Node', 'RBAC'] }), []);
+  assert.match(validateAuthorizationOptions({ modes: ['ABAC'] })[0]!, /"ABAC" is not supported by plinth/);
   assert.match(validateAuthorizationOptions({ modes: ['Webhook'], webhook: { ...webhook, version: 'v2' } })[0]!, /unsupported webhook authorizer version "v2"/);
 });
 

@@ -8,6 +8,7 @@ import { createUnionAuthorizer } from './authorizer.js';
 import { createRBACAuthorizer, type RBACSource } from './rbac/authorizer.js';
 import { createWebhookAuthorizer, type SubjectAccessReviewVersion } from './authz-webhook.js';
 import { loadKubeconfig, type RestClientConfig } from './kubeconfig.js';
+import { createNodeAuthorizer, type NodeGraphSource } from './node/authorizer.js';
 
 export interface AuthorizationOptions {
   /** `--authorization-mode`, in order. */
@@ -24,6 +25,8 @@ export interface AuthorizationOptions {
 export interface AuthorizerDeps {
   /** Roles and bindings, for RBAC (the apiserver's watch-cache informers). */
   rbacSource: RBACSource;
+  /** Pods, PersistentVolumes and VolumeAttachments, for the Node authorizer's graph (watch-cache informers). */
+  nodeGraphSource?: NodeGraphSource;
   log: { error(msg: string, fields?: Record<string, unknown>): void };
 }
 
@@ -61,6 +64,15 @@ export const rbacMode: AuthorizationMode = {
   build: (_opts, deps) => createRBACAuthorizer({ source: deps.rbacSource }),
 };
 
+/** kube's Node mode: kubelets reach only what the pods bound to them use. */
+export const nodeMode: AuthorizationMode = {
+  name: 'Node',
+  build(_opts, deps) {
+    if (!deps.nodeGraphSource) throw new Error('authorization-mode Node needs the pods, persistentvolumes and volumeattachments informers');
+    return createNodeAuthorizer({ source: deps.nodeGraphSource });
+  },
+};
+
 export const webhookAuthorizationMode: AuthorizationMode = {
   name: 'Webhook',
   build(opts, deps) {
@@ -83,10 +95,10 @@ export const webhookAuthorizationMode: AuthorizationMode = {
 };
 
 /** Registration: every mode `--authorization-mode` accepts. */
-export const AUTHORIZATION_MODES: readonly AuthorizationMode[] = [alwaysAllowMode, alwaysDenyMode, rbacMode, webhookAuthorizationMode];
+export const AUTHORIZATION_MODES: readonly AuthorizationMode[] = [alwaysAllowMode, alwaysDenyMode, nodeMode, rbacMode, webhookAuthorizationMode];
 
 /** kube's modes plinth does not implement: named as such rather than as unknown. */
-const UNSUPPORTED_KUBE_MODES = new Set(['ABAC', 'Node']);
+const UNSUPPORTED_KUBE_MODES = new Set(['ABAC']);
 
 /** kube's BuiltInAuthorizationOptions.Validate: every problem, each naming its flag. */
 export function validateAuthorizationOptions(o: AuthorizationOptions): string[] {

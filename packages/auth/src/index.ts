@@ -17,3 +17,4 @@ export * from './rbac/escalation.js';
 export * from './rbac/index.js';
 export * from './authz-webhook.js';
 export * from './authorization-modes.js';
+export * from './node/authorizer.js';
