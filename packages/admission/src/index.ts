@@ -9,3 +9,5 @@ export * from './plugins.js';
 export * from './webhook/index.js';
 export * from './storage.js';
 export * from './certificates.js';
+export * from './limitranger.js';
+export * from './limitranger-checks.js';

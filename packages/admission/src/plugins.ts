@@ -19,6 +19,7 @@ import { createDefaultStorageClass, createPersistentVolumeClaimResize, createSto
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
+import { createLimitRanger } from './limitranger.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -68,7 +69,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'NamespaceExists', on: off, build: (d) => createNamespaceExists(d.getNamespace) },
   { name: 'SecurityContextDeny', on: off },
   { name: 'LimitPodHardAntiAffinityTopology', on: off },
-  { name: 'LimitRanger', on },
+  { name: 'LimitRanger', on, build: (d) => d.listObjects && createLimitRanger({ list: (namespace, fresh) => d.listObjects!('', 'v1', 'limitranges', { namespace, fresh }) }) },
   { name: 'ServiceAccount', on, build: admitsNothingPlinthServes },
   { name: 'NodeRestriction', on: off },
   { name: 'TaintNodesByCondition', on },
