@@ -4,10 +4,27 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, usePlinth } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXECUTABLE, eventually, tempDir, usePlinth } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
-const env = usePlinth();
+/** Writes an AdmissionConfiguration with the given EventRateLimit configuration; returns its path. */
+function admissionConfigFile(dir: string, configuration: unknown): string {
+  const path = join(dir, 'admission.json');
+  writeFileSync(path, JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'EventRateLimit', configuration }] }));
+  return path;
+}
+
+const configDir = tempDir('plinth-erl-');
+const erlConfig = {
+  apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1',
+  kind: 'Configuration',
+  // A generous server-wide limit beside the per-namespace one under test.
+  limits: [{ type: 'Server', qps: 1000, burst: 1000 }, { type: 'Namespace', qps: 1, burst: 3 }],
+};
+const env = usePlinth(['--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${admissionConfigFile(configDir, erlConfig)}`]);
 
 const nsPath = (ns: string) => `/api/v1/namespaces/${ns}`;
 
@@ -97,5 +114,66 @@ describe('LimitRanger', () => {
       return r.status === 403 ? r : undefined;
     });
     expectStatus(refused, 403, 'Forbidden', 'persistentvolumeclaims "ok" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi');
+  });
+});
+
+describe('EventRateLimit', () => {
+  const event = (name: string, ns: string) => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name },
+    involvedObject: { kind: 'Pod', namespace: ns, name: 'p' },
+    reason: 'Test',
+    message: 'hello',
+    source: { component: 'test' },
+  });
+
+  it('refuses core Events past a namespace\'s burst with 429 and kube\'s message; dry runs and other namespaces pass', async () => {
+    await namespaceWith('erl', []);
+    await namespaceWith('erl-other', []);
+    const base = `${nsPath('erl')}/events`;
+    for (let i = 0; i < 3; i++) expectCode(await env.plinth.client.post(base, event(`e${i}`, 'erl')), 201, `event ${i} within the burst`);
+    // One token a second refills the bucket: send until refused (at most a few more).
+    let refused;
+    for (let i = 3; i < 8 && !refused; i++) {
+      const r = await env.plinth.client.post(base, event(`e${i}`, 'erl'));
+      if (r.status !== 201) refused = r;
+    }
+    assert.ok(refused, 'an event past the burst is refused');
+    expectStatus(refused, 429, 'TooManyRequests', 'Too many requests: limit reached on type Namespace for key erl');
+    assert.equal(refused.body.details, undefined);
+    // Not counted: dry runs, another namespace's bucket, and events.k8s.io Events (kube limits core Events only).
+    expectCode(await env.plinth.client.post(`${base}?dryRun=All`, event('dry', 'erl')), 201);
+    expectCode(await env.plinth.client.post(`${nsPath('erl-other')}/events`, event('x', 'erl-other')), 201);
+    const modern = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'modern' }, eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'test/ctl', reportingInstance: 'i', action: 'Test', reason: 'Test', type: 'Normal', regarding: { kind: 'Pod', namespace: 'erl', name: 'p' } };
+    expectCode(await env.plinth.client.post('/apis/events.k8s.io/v1/namespaces/erl/events', modern), 201);
+  });
+
+  it('fails start-up when enabled without a configuration or with a bad one, with kube\'s messages', () => {
+    const run = (args: string[]) => {
+      const dataDir = tempDir('plinth-erl-data-');
+      try {
+        return spawnSync(process.execPath, [EXECUTABLE, `--data-dir=${dataDir}`, '--secure-port=0', '--bind-address=127.0.0.1', `--etcd-servers=${env.etcd.endpoint}`, '--enable-admission-plugins=EventRateLimit', ...args], { encoding: 'utf8', timeout: 60_000 });
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    };
+    const none = run([]);
+    assert.equal(none.status, 1, none.stderr);
+    assert.match(none.stderr, /failed to initialize admission: couldn't init admission plugin "EventRateLimit": limits: Invalid value: \[\]eventratelimit.Limit\(nil\): must not be empty/);
+    const dir = tempDir('plinth-erl-bad-');
+    try {
+      const bad = { ...erlConfig, limits: [{ type: 'Cluster', qps: 0, burst: 5, cacheSize: -1 }] };
+      const res = run([`--admission-control-config-file=${admissionConfigFile(dir, bad)}`]);
+      assert.equal(res.status, 1, res.stderr);
+      assert.ok(
+        res.stderr.includes(
+          'couldn\'t init admission plugin "EventRateLimit": [limits[0].type: Unsupported value: "Cluster": supported values: "Namespace", "Server", "SourceAndObject", "User", limits[0].qps: Invalid value: 0: must be positive, limits[0].cacheSize: Invalid value: -1: must not be negative]',
+        ),
+        res.stderr,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

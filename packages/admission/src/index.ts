@@ -11,3 +11,4 @@ export * from './storage.js';
 export * from './certificates.js';
 export * from './limitranger.js';
 export * from './limitranger-checks.js';
+export * from './eventratelimit.js';

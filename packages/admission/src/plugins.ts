@@ -20,6 +20,7 @@ import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
 import { createLimitRanger } from './limitranger.js';
+import { createEventRateLimit } from './eventratelimit.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -81,7 +82,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
   { name: 'DefaultTolerationSeconds', on },
   { name: 'PodTolerationRestriction', on: off },
-  { name: 'EventRateLimit', on: off },
+  { name: 'EventRateLimit', on: off, build: (d) => createEventRateLimit({ config: d.pluginConfig?.('EventRateLimit') }) },
   { name: 'ExtendedResourceToleration', on: off },
   { name: 'PersistentVolumeLabel', on: off },
   { name: 'DefaultStorageClass', on, build: (d) => (d.listStorageClasses ? createDefaultStorageClass(d.listStorageClasses) : undefined) },
