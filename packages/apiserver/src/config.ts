@@ -275,6 +275,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
       },
       pluginConfig: (name) => options.admissionConfig.get(name),
+      // NamespaceAutoProvision's loopback client (kube's runs as system:apiserver in system:masters).
+      createNamespace: async (name) => {
+        const scope = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, namespace: '' };
+        await stores.get(def('', 'v1', 'namespaces'))!.create(scope, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      },
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
