@@ -19,3 +19,4 @@ export * from './deny-service-external-ips.js';
 export * from './extended-resource-toleration.js';
 export * from './pod-node-selector.js';
 export * from './namespace-autoprovision.js';
+export * from './pod-toleration-restriction.js';

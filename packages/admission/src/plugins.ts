@@ -28,6 +28,7 @@ import { createDenyServiceExternalIPs } from './deny-service-external-ips.js';
 import { createExtendedResourceToleration } from './extended-resource-toleration.js';
 import { createPodNodeSelector } from './pod-node-selector.js';
 import { createNamespaceAutoProvision, type NamespaceCreator } from './namespace-autoprovision.js';
+import { createPodTolerationRestriction } from './pod-toleration-restriction.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -90,7 +91,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'PodNodeSelector', on: off, build: (d) => createPodNodeSelector({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodNodeSelector') }) },
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
   { name: 'DefaultTolerationSeconds', on },
-  { name: 'PodTolerationRestriction', on: off },
+  { name: 'PodTolerationRestriction', on: off, build: (d) => createPodTolerationRestriction({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodTolerationRestriction') }) },
   { name: 'EventRateLimit', on: off, build: (d) => createEventRateLimit({ config: d.pluginConfig?.('EventRateLimit') }) },
   { name: 'ExtendedResourceToleration', on: off, build: () => createExtendedResourceToleration() },
   { name: 'PersistentVolumeLabel', on: off },
