@@ -4,10 +4,10 @@
  * (with a configuration file), ExtendedResourceToleration, NamespaceAutoProvision and
  * PodTolerationRestriction.
  */
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { tempDir, usePlinth } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
@@ -20,6 +20,7 @@ writeFileSync(
     plugins: [{ name: 'PodNodeSelector', configuration: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'tier=general', 'pns-white': 'zone=a' } } }],
   }),
 );
+after(() => rmSync(dirname(configPath), { recursive: true, force: true }));
 const PLUGINS = ['AlwaysPullImages', 'DenyServiceExternalIPs', 'LimitPodHardAntiAffinityTopology', 'SecurityContextDeny', 'PodNodeSelector', 'ExtendedResourceToleration', 'NamespaceAutoProvision', 'PodTolerationRestriction'];
 const env = usePlinth([`--enable-admission-plugins=${PLUGINS.join(',')}`, `--admission-control-config-file=${configPath}`]);
 

@@ -2,7 +2,7 @@
  * The LimitRanger (default on) and EventRateLimit (enabled from an admission configuration file)
  * admission plugins on a real server: kube 1.24's defaults, annotation, 403 messages and 429s.
  */
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ const erlConfig = {
   // A generous server-wide limit beside the per-namespace one under test.
   limits: [{ type: 'Server', qps: 1000, burst: 1000 }, { type: 'Namespace', qps: 1, burst: 3 }],
 };
+after(() => rmSync(configDir, { recursive: true, force: true }));
 const env = usePlinth(['--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${admissionConfigFile(configDir, erlConfig)}`]);
 
 const nsPath = (ns: string) => `/api/v1/namespaces/${ns}`;
