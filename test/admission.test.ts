@@ -95,14 +95,14 @@ describe('admission flags that fail start-up', () => {
   it('an unknown name, and a kube plugin plinth does not implement, stop the real executable with kube\'s messages', () => {
     const dataDir = tempDir('plinth-admission-');
     try {
-      const run = spawnSync(process.execPath, [EXECUTABLE, `--data-dir=${dataDir}`, '--enable-admission-plugins=NamespaceLifecycl,LimitRanger', '--disable-admission-plugins=Bogus'], {
+      const run = spawnSync(process.execPath, [EXECUTABLE, `--data-dir=${dataDir}`, '--enable-admission-plugins=NamespaceLifecycl,PersistentVolumeLabel', '--disable-admission-plugins=Bogus'], {
         encoding: 'utf8',
         timeout: 20_000,
       });
       assert.equal(run.status, 1, run.stderr);
       assert.match(run.stderr, /enable-admission-plugins plugin "NamespaceLifecycl" is unknown/);
       assert.match(run.stderr, /disable-admission-plugins plugin "Bogus" is unknown/);
-      assert.match(run.stderr, /enable-admission-plugins plugin "LimitRanger" is not implemented by plinth/);
+      assert.match(run.stderr, /enable-admission-plugins plugin "PersistentVolumeLabel" is not implemented by plinth/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -370,7 +370,7 @@ function validObject(r: ServedResource, name: string, namespace: string | undefi
     case 'PersistentVolumeClaim':
       return { ...base, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: rng.pick(['1Gi', '1000Mi', '2e9']) } } } };
     case 'LimitRange':
-      return { ...base, spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' } }] } };
+      return { ...base, spec: { limits: [{ type: 'Container', default: { cpu: '1', memory: '256Mi' }, defaultRequest: { cpu: '100m' } }] } };
     case 'ResourceQuota':
       return { ...base, spec: { hard: { pods: '10', 'requests.cpu': rng.pick(['4', '4000m']), 'count/configmaps': '20' } } };
     case 'Deployment':

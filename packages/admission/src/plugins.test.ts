@@ -35,7 +35,7 @@ const rejects = async (p: Promise<unknown>, code: number, message: RegExp): Prom
 
 test('the default set is kube 1.24\'s default-on plugins that plinth implements, in kube\'s order', () => {
   assert.deepEqual(DEFAULT_ON_PLUGINS, [
-    'NamespaceLifecycle', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
     'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
   ]);
   assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), DEFAULT_ON_PLUGINS);
@@ -47,10 +47,10 @@ test('enabled plugins run in kube\'s recommended order whatever the flag order; 
   const sel = { enable: ['AlwaysDeny', 'NamespaceExists', 'AlwaysAdmit'], disable: ['MutatingAdmissionWebhook'] };
   assert.deepEqual(validateAdmissionPlugins(sel), []);
   assert.deepEqual(enabledAdmissionPlugins(sel), [
-    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
+    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
     'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ValidatingAdmissionWebhook', 'AlwaysDeny',
   ]);
-  // Disabling a kube default plinth does not run (it admits Pods only) is honoured as it stands.
+  // Disabling kube defaults is honoured.
   const off = { enable: [], disable: ['NamespaceLifecycle', 'LimitRanger'] };
   assert.deepEqual(validateAdmissionPlugins(off), []);
   assert.deepEqual(enabledAdmissionPlugins(off), [
@@ -67,10 +67,10 @@ test('unknown, overlapping and unimplemented names are start-up errors with kube
   assert.deepEqual(validateAdmissionPlugins({ enable: ['AlwaysDeny', 'AlwaysAdmit'], disable: ['AlwaysDeny', 'AlwaysAdmit'] }), [
     '[AlwaysAdmit AlwaysDeny] in enable-admission-plugins and disable-admission-plugins overlapped',
   ]);
-  assert.deepEqual(validateAdmissionPlugins({ enable: ['LimitRanger'], disable: [] }), [
-    'enable-admission-plugins plugin "LimitRanger" is not implemented by plinth (it admits resources plinth does not serve)',
+  assert.deepEqual(validateAdmissionPlugins({ enable: ['PersistentVolumeLabel'], disable: [] }), [
+    'enable-admission-plugins plugin "PersistentVolumeLabel" is not implemented by plinth (it admits resources plinth does not serve)',
   ]);
-  assert.throws(() => createAdmission(['LimitRanger'], { getNamespace: existing([]) }), /not implemented/);
+  assert.throws(() => createAdmission(['PersistentVolumeLabel'], { getNamespace: existing([]) }), /not implemented/);
 });
 
 test('every mutating plugin runs, in order, before any validating one; a refusal stops the phase', async () => {

@@ -20,6 +20,16 @@ import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
 import { createNodeRestriction } from './node-restriction.js';
+import { createLimitRanger } from './limitranger.js';
+import { createEventRateLimit } from './eventratelimit.js';
+import { createAlwaysPullImages } from './always-pull-images.js';
+import { createSecurityContextDeny } from './security-context-deny.js';
+import { createLimitPodHardAntiAffinityTopology } from './anti-affinity.js';
+import { createDenyServiceExternalIPs } from './deny-service-external-ips.js';
+import { createExtendedResourceToleration } from './extended-resource-toleration.js';
+import { createPodNodeSelector } from './pod-node-selector.js';
+import { createNamespaceAutoProvision, type NamespaceCreator } from './namespace-autoprovision.js';
+import { createPodTolerationRestriction } from './pod-toleration-restriction.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -48,6 +58,8 @@ export interface PluginDeps {
   getObject?: (group: string, version: string, plural: string, namespace: string, name: string) => Promise<StoredObject | undefined>;
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
+  /** Creates a namespace as kube's loopback client (NamespaceAutoProvision); unset: that plugin is not built. */
+  createNamespace?: NamespaceCreator;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -69,12 +81,12 @@ const admitsNothingPlinthServes: Factory = () => undefined;
 /** One line per plugin, in kube 1.24's AllOrderedPlugins order. */
 const REGISTRY: readonly Registration[] = [
   { name: 'AlwaysAdmit', on: off, build: () => alwaysAdmit },
-  { name: 'NamespaceAutoProvision', on: off },
+  { name: 'NamespaceAutoProvision', on: off, build: (d) => d.createNamespace && createNamespaceAutoProvision({ getNamespace: d.getNamespace, createNamespace: d.createNamespace }) },
   { name: 'NamespaceLifecycle', on, build: (d) => createNamespaceLifecycle(d.getNamespace) },
   { name: 'NamespaceExists', on: off, build: (d) => createNamespaceExists(d.getNamespace) },
-  { name: 'SecurityContextDeny', on: off },
-  { name: 'LimitPodHardAntiAffinityTopology', on: off },
-  { name: 'LimitRanger', on },
+  { name: 'SecurityContextDeny', on: off, build: () => createSecurityContextDeny() },
+  { name: 'LimitPodHardAntiAffinityTopology', on: off, build: () => createLimitPodHardAntiAffinityTopology() },
+  { name: 'LimitRanger', on, build: (d) => d.listObjects && createLimitRanger({ list: (namespace, fresh) => d.listObjects!('', 'v1', 'limitranges', { namespace, fresh }) }) },
   { name: 'ServiceAccount', on, build: admitsNothingPlinthServes },
   {
     name: 'NodeRestriction',
@@ -82,16 +94,16 @@ const REGISTRY: readonly Registration[] = [
     build: (d) => d.getObject && createNodeRestriction({ getPod: (ns, n) => d.getObject!('', 'v1', 'pods', ns, n), getNode: (n) => d.getObject!('', 'v1', 'nodes', '', n) }),
   },
   { name: 'TaintNodesByCondition', on },
-  { name: 'AlwaysPullImages', on: off },
+  { name: 'AlwaysPullImages', on: off, build: () => createAlwaysPullImages() },
   { name: 'ImagePolicyWebhook', on: off },
   { name: 'PodSecurity', on },
   { name: 'PodSecurityPolicy', on: off },
-  { name: 'PodNodeSelector', on: off },
+  { name: 'PodNodeSelector', on: off, build: (d) => createPodNodeSelector({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodNodeSelector') }) },
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
   { name: 'DefaultTolerationSeconds', on },
-  { name: 'PodTolerationRestriction', on: off },
-  { name: 'EventRateLimit', on: off },
-  { name: 'ExtendedResourceToleration', on: off },
+  { name: 'PodTolerationRestriction', on: off, build: (d) => createPodTolerationRestriction({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodTolerationRestriction') }) },
+  { name: 'EventRateLimit', on: off, build: (d) => createEventRateLimit({ config: d.pluginConfig?.('EventRateLimit') }) },
+  { name: 'ExtendedResourceToleration', on: off, build: () => createExtendedResourceToleration() },
   { name: 'PersistentVolumeLabel', on: off },
   { name: 'DefaultStorageClass', on, build: (d) => (d.listStorageClasses ? createDefaultStorageClass(d.listStorageClasses) : undefined) },
   { name: 'StorageObjectInUseProtection', on, build: () => createStorageObjectInUseProtection() },
@@ -102,7 +114,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'CertificateSigning', on, build: (d) => (d.authorizeSigner ? createCertificateSigning(d.authorizeSigner) : undefined) },
   { name: 'CertificateSubjectRestriction', on, build: () => createCertificateSubjectRestriction() },
   { name: 'DefaultIngressClass', on, build: (d) => d.listObjects && createDefaultIngressClass((fresh) => d.listObjects!('networking.k8s.io', 'v1', 'ingressclasses', { fresh })) },
-  { name: 'DenyServiceExternalIPs', on: off },
+  { name: 'DenyServiceExternalIPs', on: off, build: () => createDenyServiceExternalIPs() },
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },
   { name: 'ValidatingAdmissionWebhook', on, build: (d) => d.validatingWebhook?.() },

@@ -16,7 +16,7 @@ export type RuntimeClassLister = (fresh?: boolean) => Promise<StoredObject[]>;
 type Toleration = Record<string, unknown>;
 
 /** kube's isSuperset (pkg/util/tolerations): whether `ss` tolerates everything `t` does. */
-function isSuperset(ss: Toleration, t: Toleration): boolean {
+export function isSuperset(ss: Toleration, t: Toleration): boolean {
   if (isDeepStrictEqual(t, ss)) return true;
   const key = (x: Toleration): string => (x['key'] as string | undefined) ?? '';
   const effect = (x: Toleration): string => (x['effect'] as string | undefined) ?? '';

@@ -277,6 +277,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       },
       getObject: (group, version, plural, namespace, name) => getterOf(def(group, version, plural), true)(namespace, name),
       pluginConfig: (name) => options.admissionConfig.get(name),
+      // NamespaceAutoProvision's loopback client (kube's runs as system:apiserver in system:masters).
+      createNamespace: async (name) => {
+        const scope = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, namespace: '' };
+        await stores.get(def('', 'v1', 'namespaces'))!.create(scope, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      },
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),

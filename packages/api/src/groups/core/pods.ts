@@ -19,3 +19,4 @@ export * from './helpers/seccomp-skew.js';
 export * from './helpers/pod-conversion.js';
 export * from './helpers/pod-strategy.js';
 export * from './validation/pod-log-options.js';
+export { validateTolerations } from './validation/tolerations.js';
