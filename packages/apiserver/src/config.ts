@@ -33,6 +33,9 @@ import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
 import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
+import { startCSRApproving } from './controllers/csr-approving.js';
+import { startCSRSigning } from './controllers/csr-signing.js';
+import { loadSigners } from './controllers/csr-signers.js';
 import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
 import { DEFAULT_HEALTH_CHECKS, type HealthCheck } from './health.js';
@@ -229,6 +232,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     await storage.close();
     await etcd?.stop();
   };
+  // The signers' CAs: an unusable file fails start-up before anything else waits on etcd.
+  const signers = loadSigners(opts);
   try {
     await startupStep(log, 'etcd reachable', stepTimeout, () => waitForEtcd(storage, log, stepTimeout));
 
@@ -506,6 +511,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         start: () => startPVCProtection({ persistentVolumeClaims: stores.get(def('', 'v1', 'persistentvolumeclaims'))!, pods: stores.get(def('', 'v1', 'pods'))!, log }),
       },
       { name: 'pv-protection', start: () => startPVProtection({ persistentVolumes: stores.get(def('', 'v1', 'persistentvolumes'))!, log }) },
+      // kube-controller-manager's csrapproving (always on there) and csrsigning (on with a CA).
+      { name: 'csrapproving', start: () => startCSRApproving({ csrs: stores.get(def('certificates.k8s.io', 'v1', 'certificatesigningrequests'))!, authorizer: () => authorizer!, log }) },
+      ...(signers.size > 0
+        ? [{ name: 'csrsigning', start: () => startCSRSigning({ csrs: stores.get(def('certificates.k8s.io', 'v1', 'certificatesigningrequests'))!, signers, durationMs: opts.clusterSigningDuration, log }) }]
+        : []),
       apiextensions.singleton,
     ];
 
