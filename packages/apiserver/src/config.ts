@@ -198,6 +198,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     },
   });
   const stepTimeout = opts.startupStepTimeout;
+  // The signers' CAs: an unusable file fails start-up before anything is started.
+  const signers = loadSigners(opts);
   let etcd: EmbeddedEtcd | undefined;
   let endpoints = opts.etcdServers;
   let tls = etcdTLS(opts);
@@ -232,8 +234,6 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     await storage.close();
     await etcd?.stop();
   };
-  // The signers' CAs: an unusable file fails start-up before anything else waits on etcd.
-  const signers = loadSigners(opts);
   try {
     await startupStep(log, 'etcd reachable', stepTimeout, () => waitForEtcd(storage, log, stepTimeout));
 
