@@ -233,7 +233,8 @@ export function loadCertificateAuthority(certFile: string, keyFile: string): Cer
   const { subject: issuer, keyId } = subjectAndKeyId(cert.raw);
   const algorithm = signatureAlgorithm(key);
   const notAfter = Date.parse(cert.validTo);
-  const notAfterText = new Date(notAfter).toISOString();
+  // Go's time.Time %v of the CA's NotAfter (UTC, whole seconds).
+  const notAfterText = `${new Date(notAfter).toISOString().slice(0, 19).replace('T', ' ')} +0000 UTC`;
 
   return {
     notAfter,
