@@ -178,6 +178,10 @@ describe('kubelet TLS bootstrap', () => {
 
     nodeCreds = { cert: pem, key };
     assert.deepEqual(await whoami(nodeCreds), { username: 'system:node:n1', groups: ['system:authenticated', 'system:nodes'] });
+    // kube 1.24's own way to see it: the 403 names the user (with Node,RBAC a reason may follow).
+    const denied = await withCert('GET', '/api/v1/secrets', nodeCreds);
+    assert.equal(denied.status, 403);
+    assert.match(denied.body.message, /^secrets is forbidden: User "system:node:n1" cannot list resource "secrets" in API group "" at the cluster scope/);
   });
 
   it('the node renews its own certificate: approved as selfnodeclient', async () => {
