@@ -14,6 +14,8 @@ import { parseCertificateRequest, type ParsedCSR } from '@plinth/api';
 import { loadCertificateAuthority } from './certificate-authority.js';
 import { certificateDuration } from './csr-signing.js';
 import { apiserverClientProblem, kubeletClientProblem, kubeletServingProblem } from './csr-rules.js';
+import { loadSigners } from './csr-signers.js';
+import { parseFlags } from '../flags.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plinth-csr-signing-'));
 const openssl = (...args: string[]): string => execFileSync('openssl', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -96,4 +98,16 @@ test("each signer's checks, with kube's messages", () => {
   assert.equal(apiserverClientProblem(request('/CN=a'), ['client auth']), '');
   assert.equal(apiserverClientProblem(request('/CN=a'), ['digital signature']), 'missing required usage for client certificate: client auth');
   assert.equal(apiserverClientProblem(request('/CN=a'), ['client auth', 'server auth']), 'invalid usage for client certificate: server auth');
+});
+
+test('which signers sign: the default pair for all four, or each signer its own pair', () => {
+  assert.equal(loadSigners(parseFlags([])).size, 0);
+  const all = loadSigners(parseFlags([`--cluster-signing-cert-file=${join(dir, 'ca.crt')}`, `--cluster-signing-key-file=${join(dir, 'ca.key')}`]));
+  assert.deepEqual([...all.keys()].sort(), ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown']);
+  const one = loadSigners(parseFlags([`--cluster-signing-kubelet-client-cert-file=${join(dir, 'ca.crt')}`, `--cluster-signing-kubelet-client-key-file=${join(dir, 'ca.key')}`]));
+  assert.deepEqual([...one.keys()], ['kubernetes.io/kube-apiserver-client-kubelet']);
+  assert.throws(
+    () => loadSigners(parseFlags([`--cluster-signing-kubelet-serving-cert-file=${join(dir, 'missing.crt')}`, `--cluster-signing-kubelet-serving-key-file=${join(dir, 'ca.key')}`])),
+    /^Error: --cluster-signing-kubelet-serving-\{cert,key\}-file: error reading CA cert file ".*missing\.crt": ENOENT/,
+  );
 });
