@@ -34,6 +34,9 @@ import { startPVCProtection } from './controllers/pvc-protection.js';
 import { createNodeGraphSource } from './controllers/node-graph-source.js';
 import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
+import { startCSRApproving } from './controllers/csr-approving.js';
+import { startCSRSigning } from './controllers/csr-signing.js';
+import { loadSigners } from './controllers/csr-signers.js';
 import { createRBACSource } from './controllers/rbac-source.js';
 import { openIDMetadataRoutes } from './openid-metadata.js';
 import { DEFAULT_HEALTH_CHECKS, type HealthCheck } from './health.js';
@@ -196,6 +199,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     },
   });
   const stepTimeout = opts.startupStepTimeout;
+  // The signers' CAs: an unusable file fails start-up before anything is started.
+  const signers = loadSigners(opts);
   let etcd: EmbeddedEtcd | undefined;
   let endpoints = opts.etcdServers;
   let tls = etcdTLS(opts);
@@ -514,6 +519,11 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         start: () => startPVCProtection({ persistentVolumeClaims: stores.get(def('', 'v1', 'persistentvolumeclaims'))!, pods: stores.get(def('', 'v1', 'pods'))!, log }),
       },
       { name: 'pv-protection', start: () => startPVProtection({ persistentVolumes: stores.get(def('', 'v1', 'persistentvolumes'))!, log }) },
+      // kube-controller-manager's csrapproving (always on there) and csrsigning (on with a CA).
+      { name: 'csrapproving', start: () => startCSRApproving({ csrs: stores.get(def('certificates.k8s.io', 'v1', 'certificatesigningrequests'))!, authorizer: () => authorizer!, log }) },
+      ...(signers.size > 0
+        ? [{ name: 'csrsigning', start: () => startCSRSigning({ csrs: stores.get(def('certificates.k8s.io', 'v1', 'certificatesigningrequests'))!, signers, durationMs: opts.clusterSigningDuration, log }) }]
+        : []),
       apiextensions.singleton,
     ];
 

@@ -125,6 +125,19 @@ export interface ServerOptions {
   leaderElectResourceNamespace: string;
   /** `--show-hidden-metrics-for-version`: '' or `<major>.<minor>`. */
   showHiddenMetricsForVersion: string;
+  // The in-process CSR signer (kube-controller-manager's CSRSigningController flags): PEM paths, '' for none.
+  clusterSigningCertFile: string;
+  clusterSigningKeyFile: string;
+  clusterSigningKubeletServingCertFile: string;
+  clusterSigningKubeletServingKeyFile: string;
+  clusterSigningKubeletClientCertFile: string;
+  clusterSigningKubeletClientKeyFile: string;
+  clusterSigningKubeApiserverClientCertFile: string;
+  clusterSigningKubeApiserverClientKeyFile: string;
+  clusterSigningLegacyUnknownCertFile: string;
+  clusterSigningLegacyUnknownKeyFile: string;
+  /** ms: the longest validity of a signed certificate. */
+  clusterSigningDuration: number;
   help: boolean;
 }
 
@@ -234,6 +247,17 @@ const SPECS: FlagSpec[] = [
   { name: 'leader-elect-resource-name', kind: 'string', key: 'leaderElectResourceName', default: 'plinth-apiserver', usage: 'The name of resource object that is used for locking during leader election.' },
   { name: 'leader-elect-resource-namespace', kind: 'string', key: 'leaderElectResourceNamespace', default: 'kube-system', usage: 'The namespace of resource object that is used for locking during leader election.' },
   { name: 'show-hidden-metrics-for-version', kind: 'string', key: 'showHiddenMetricsForVersion', default: '', usage: "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, other values will not be allowed. The format is <major>.<minor>, e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if the next release hides additional metrics, rather than being surprised when they are permanently removed in the release after that." },
+  { name: 'cluster-signing-cert-file', kind: 'string', key: 'clusterSigningCertFile', default: '', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (every kubernetes.io signer below not given its own). Without it (and the signer flags) no CSR is signed.' },
+  { name: 'cluster-signing-key-file', kind: 'string', key: 'clusterSigningKeyFile', default: '', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.' },
+  { name: 'cluster-signing-kubelet-serving-cert-file', kind: 'string', key: 'clusterSigningKubeletServingCertFile', default: '', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kubelet-serving signer.' },
+  { name: 'cluster-signing-kubelet-serving-key-file', kind: 'string', key: 'clusterSigningKubeletServingKeyFile', default: '', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/kubelet-serving signer.' },
+  { name: 'cluster-signing-kubelet-client-cert-file', kind: 'string', key: 'clusterSigningKubeletClientCertFile', default: '', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kube-apiserver-client-kubelet signer.' },
+  { name: 'cluster-signing-kubelet-client-key-file', kind: 'string', key: 'clusterSigningKubeletClientKeyFile', default: '', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/kube-apiserver-client-kubelet signer.' },
+  { name: 'cluster-signing-kube-apiserver-client-cert-file', kind: 'string', key: 'clusterSigningKubeApiserverClientCertFile', default: '', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kube-apiserver-client signer.' },
+  { name: 'cluster-signing-kube-apiserver-client-key-file', kind: 'string', key: 'clusterSigningKubeApiserverClientKeyFile', default: '', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/kube-apiserver-client signer.' },
+  { name: 'cluster-signing-legacy-unknown-cert-file', kind: 'string', key: 'clusterSigningLegacyUnknownCertFile', default: '', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/legacy-unknown signer.' },
+  { name: 'cluster-signing-legacy-unknown-key-file', kind: 'string', key: 'clusterSigningLegacyUnknownKeyFile', default: '', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/legacy-unknown signer.' },
+  { name: 'cluster-signing-duration', kind: 'duration', key: 'clusterSigningDuration', default: '8760h0m0s', usage: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.' },
   { name: 'help', kind: 'bool', key: 'help', default: 'false', usage: 'help for plinth-apiserver' },
 ];
 
@@ -390,7 +414,23 @@ export function parseFlags(argv: string[]): ServerOptions {
   // Every kubelet call is bounded: 0 would wait forever (kube's http.Client with no timeout).
   if (o.kubeletTimeout <= 0) throw new FlagError('--kubelet-timeout must be positive');
   if (!!o.kubeletClientCertificate !== !!o.kubeletClientKey) throw new FlagError('--kubelet-client-certificate and --kubelet-client-key must be given together');
+  validateSigningFlags(o);
   return o;
+}
+
+/** kube-controller-manager's CSRSigningControllerOptions.Validate, with its messages. */
+function validateSigningFlags(o: ServerOptions): void {
+  const perSigner: Array<[string, string, string]> = [
+    ['cluster-signing-kubelet-serving', o.clusterSigningKubeletServingCertFile, o.clusterSigningKubeletServingKeyFile],
+    ['cluster-signing-kubelet-client', o.clusterSigningKubeletClientCertFile, o.clusterSigningKubeletClientKeyFile],
+    ['cluster-signing-kube-apiserver-client', o.clusterSigningKubeApiserverClientCertFile, o.clusterSigningKubeApiserverClientKeyFile],
+    ['cluster-signing-legacy-unknown', o.clusterSigningLegacyUnknownCertFile, o.clusterSigningLegacyUnknownKeyFile],
+  ];
+  if ((o.clusterSigningCertFile || o.clusterSigningKeyFile) && perSigner.some(([, c, k]) => c || k)) throw new FlagError('cannot specify --cluster-signing-{cert,key}-file and other --cluster-signing-*-file flags at the same time');
+  // kube's default pair is a pair too (it has defaults; plinth's are empty: no signer).
+  if (!!o.clusterSigningCertFile !== !!o.clusterSigningKeyFile) throw new FlagError('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
+  for (const [name, c, k] of perSigner) if (!!c !== !!k) throw new FlagError(`"${name}": cannot specify key without cert or cert without key`);
+  if (o.clusterSigningDuration <= 0) throw new FlagError('--cluster-signing-duration must be positive');
 }
 
 const KIND_NAMES: Partial<Record<Kind, string>> = { map: 'key=value', mapBool: 'mapStringBool', config: 'mapStringString' };

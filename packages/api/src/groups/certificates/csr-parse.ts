@@ -86,10 +86,50 @@ function verificationFailure(algId: string): string {
   return algId.startsWith('1.2.840.10045.') ? 'x509: ECDSA verification failure' : 'x509: Ed25519 verification failure';
 }
 
-/** What plinth reads from a request: its subject's organizations and common name. */
+/**
+ * What plinth reads from a request: its subject's organizations and common name, the
+ * subjectAltNames of its extension request (Go's DNSNames, EmailAddresses, IPAddresses, URIs),
+ * and the DER of its subject and public key (what a signer copies into the certificate).
+ */
 export interface ParsedCSR {
   commonName: string;
   organizations: string[];
+  dnsNames: string[];
+  emailAddresses: string[];
+  /** IP addresses as their raw bytes (4 or 16). */
+  ipAddresses: Buffer[];
+  uris: string[];
+  /** The subject Name, DER. */
+  rawSubject: Buffer;
+  /** The SubjectPublicKeyInfo, DER. */
+  rawPublicKey: Buffer;
+}
+
+const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
+const SUBJECT_ALT_NAME = '2.5.29.17';
+
+/** The subjectAltNames of a CSR's attributes (`[0]` SET of Attribute), into `out`. */
+function readAltNames(attributes: Tlv | undefined, out: ParsedCSR): void {
+  if (!attributes || attributes.tag !== 0xa0) return;
+  for (const attr of children(attributes)) {
+    const [type, values] = children(expectTag(attr, SEQUENCE));
+    if (oid(type!) !== EXTENSION_REQUEST) continue;
+    for (const exts of children(expectTag(values, SET))) {
+      for (const ext of children(expectTag(exts, SEQUENCE))) {
+        const parts = children(expectTag(ext, SEQUENCE));
+        if (oid(parts[0]!) !== SUBJECT_ALT_NAME) continue;
+        const value = expectTag(parts[parts.length - 1], 0x04);
+        const { tlv: names } = readTlv(value.content, 0);
+        for (const name of children(expectTag(names, SEQUENCE))) {
+          // GeneralName's context tags: [1] rfc822Name, [2] dNSName, [6] URI, [7] iPAddress.
+          if (name.tag === 0x81) out.emailAddresses.push(name.content.toString('latin1'));
+          else if (name.tag === 0x82) out.dnsNames.push(name.content.toString('latin1'));
+          else if (name.tag === 0x86) out.uris.push(name.content.toString('latin1'));
+          else if (name.tag === 0x87) out.ipAddresses.push(Buffer.from(name.content));
+        }
+      }
+    }
+  }
 }
 
 /** The first PEM block of `text`: its type, headers and body; undefined when there is none. */
@@ -114,7 +154,7 @@ export function parseCertificateRequest(pem: string): ParsedCSR {
     const infoParts = children(expectTag(info, SEQUENCE));
     const subject = children(expectTag(infoParts[1], SEQUENCE));
     const spki = expectTag(infoParts[2], SEQUENCE);
-    const out: ParsedCSR = { commonName: '', organizations: [] };
+    const out: ParsedCSR = { commonName: '', organizations: [], dnsNames: [], emailAddresses: [], ipAddresses: [], uris: [], rawSubject: Buffer.from(infoParts[1]!.full), rawPublicKey: Buffer.from(spki.full) };
     for (const rdn of subject) {
       for (const atv of children(expectTag(rdn, SET))) {
         const [type, value] = children(expectTag(atv, SEQUENCE));
@@ -124,6 +164,7 @@ export function parseCertificateRequest(pem: string): ParsedCSR {
         else if (id === COMMON_NAME) out.commonName = text;
       }
     }
+    readAltNames(infoParts[3], out);
     const algId = oid(children(expectTag(algorithm, SEQUENCE))[0]!);
     if (!(algId in SIGNATURE_DIGESTS)) throw new Error('x509: cannot verify signature: algorithm unimplemented');
     const sig = expectTag(signature, 0x03).content.subarray(1);
