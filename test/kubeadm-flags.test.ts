@@ -39,18 +39,16 @@ const ADVERTISE = '192.168.10.2';
 const pkiPath = (f: string): string => join(dir, f);
 
 /**
- * kubeadm 1.24's kube-apiserver flags, in its (sorted) order. Two differ, for the lead to switch
- * at merge: --authorization-mode=Node,RBAC and --enable-admission-plugins=NodeRestriction come
- * from another branch of this issue (the Node authorizer, NodeRestriction); here RBAC alone and
- * no extra plugin. --secure-port=6443 becomes a free port (tests run side by side).
+ * kubeadm 1.24's kube-apiserver flags, in its (sorted) order. --secure-port=6443 becomes a free
+ * port (tests run side by side).
  */
 function kubeadmFlags(etcd: EmbeddedEtcd): string[] {
   return [
     `--advertise-address=${ADVERTISE}`,
     '--allow-privileged=true',
-    '--authorization-mode=RBAC', // kubeadm: Node,RBAC
+    '--authorization-mode=Node,RBAC',
     `--client-ca-file=${pkiPath('ca.crt')}`,
-    // kubeadm: --enable-admission-plugins=NodeRestriction
+    '--enable-admission-plugins=NodeRestriction',
     '--enable-bootstrap-token-auth=true',
     `--etcd-cafile=${pkiPath('etcd-ca.crt')}`,
     `--etcd-certfile=${pkiPath('apiserver-etcd-client.crt')}`,
