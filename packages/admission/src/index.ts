@@ -9,3 +9,4 @@ export * from './plugins.js';
 export * from './webhook/index.js';
 export * from './storage.js';
 export * from './certificates.js';
+export * from './podsecurity/index.js';

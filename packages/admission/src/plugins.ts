@@ -19,6 +19,7 @@ import { createDefaultStorageClass, createPersistentVolumeClaimResize, createSto
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
+import { createPodSecurity, loadPodSecurityConfig } from './podsecurity/index.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -42,6 +43,8 @@ export interface PluginDeps {
   listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean; namespace?: string }) => Promise<StoredObject[]>;
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
+  /** Whether a feature gate is on (`--feature-gates`); unset: every gate at its default. */
+  featureGate?: (name: string) => boolean;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -74,7 +77,17 @@ const REGISTRY: readonly Registration[] = [
   { name: 'TaintNodesByCondition', on },
   { name: 'AlwaysPullImages', on: off },
   { name: 'ImagePolicyWebhook', on: off },
-  { name: 'PodSecurity', on },
+  {
+    name: 'PodSecurity',
+    on,
+    build: (d) =>
+      createPodSecurity({
+        config: loadPodSecurityConfig(d.pluginConfig?.('PodSecurity')),
+        getNamespace: d.getNamespace,
+        listPods: async (namespace) => (d.listObjects ? d.listObjects('', 'v1', 'pods', { namespace }) : []),
+        enabled: d.featureGate?.('PodSecurity') ?? true,
+      }),
+  },
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off },
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },

@@ -275,6 +275,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
       },
       pluginConfig: (name) => options.admissionConfig.get(name),
+      featureGate: (name) => Object.hasOwn(FEATURE_GATES, name) && options.featureGates.enabled(name as FeatureName),
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
