@@ -192,6 +192,17 @@ describe('PodSecurity admission', () => {
     // A new image is: refused.
     expectStatus(await patch(`${podsOf('psa-updates')}/p`, { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }, 'application/strategic-merge-patch+json'), 403, 'Forbidden',
       'pods "p" is forbidden: violates PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)');
+    // pods/status is not checked; pods/ephemeralcontainers is, with the pod's resource name.
+    const cur = (await env.plinth.client.get(`${podsOf('psa-updates')}/p`)).body;
+    expectCode(await env.plinth.client.put(`${podsOf('psa-updates')}/p/status`, { ...cur, status: { ...cur.status, phase: 'Running' } }), 200);
+    await namespace('psa-ephemeral', { [ENFORCE]: 'baseline' });
+    expectCode(await env.plinth.client.post(podsOf('psa-ephemeral'), pod('e')), 201);
+    const e = (await env.plinth.client.get(`${podsOf('psa-ephemeral')}/e/ephemeralcontainers`)).body;
+    e.spec.ephemeralContainers = [{ name: 'dbg', image: 'busybox', securityContext: { capabilities: { add: ['SYS_PTRACE'] } } }];
+    expectStatus(await env.plinth.client.put(`${podsOf('psa-ephemeral')}/e/ephemeralcontainers`, e), 403, 'Forbidden',
+      'pods "e" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "dbg" must not include "SYS_PTRACE" in securityContext.capabilities.add)');
+    e.spec.ephemeralContainers = [{ name: 'dbg', image: 'busybox' }];
+    expectCode(await env.plinth.client.put(`${podsOf('psa-ephemeral')}/e/ephemeralcontainers`, e), 200);
   });
 
   it('workloads: a Deployment is warned about and audited, never refused', async () => {
