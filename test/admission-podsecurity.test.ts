@@ -221,4 +221,15 @@ describe('PodSecurity admission', () => {
     assert.equal(ann['pod-security.kubernetes.io/audit-violations'], 'would violate PodSecurity "baseline:latest": non-default capabilities (container "c" must not include "SYS_ADMIN" in securityContext.capabilities.add)');
     assert.equal(ann['pod-security.kubernetes.io/enforce-policy'], undefined);
   });
+
+  it('counts evaluations, exemptions and errors as PSA’s metrics', async () => {
+    const text = (await env.plinth.client.get('/metrics')).raw.toString();
+    const value = (series: string): number => Number(new RegExp(`^${series.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    assert.match(text, /# HELP pod_security_evaluations_total \[ALPHA\] Number of policy evaluations that occurred, not counting ignored or exempt requests\./);
+    // The restricted and baseline refusals of the first test at least, and the pinned v1.21 one.
+    assert.ok(value('pod_security_evaluations_total{decision="deny",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""}') >= 1);
+    assert.ok(value('pod_security_evaluations_total{decision="deny",policy_level="restricted",policy_version="v1.21",mode="enforce",request_operation="create",resource="pod",subresource=""}') >= 1);
+    assert.ok(value('pod_security_evaluations_total{decision="deny",policy_level="baseline",policy_version="latest",mode="warn",request_operation="create",resource="controller",subresource=""}') >= 1);
+    assert.ok(value('pod_security_exemptions_total{request_operation="create",resource="pod",subresource=""}') >= 3);
+  });
 });

@@ -19,7 +19,7 @@ import { createDefaultStorageClass, createPersistentVolumeClaimResize, createSto
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
-import { createPodSecurity, loadPodSecurityConfig } from './podsecurity/index.js';
+import { createPodSecurity, loadPodSecurityConfig, type PodSecurityMetrics } from './podsecurity/index.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -45,6 +45,8 @@ export interface PluginDeps {
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
   /** Whether a feature gate is on (`--feature-gates`); unset: every gate at its default. */
   featureGate?: (name: string) => boolean;
+  /** The PodSecurity plugin's counters (PSA's metrics); unset: not counted. */
+  podSecurityMetrics?: PodSecurityMetrics;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -86,6 +88,7 @@ const REGISTRY: readonly Registration[] = [
         getNamespace: d.getNamespace,
         listPods: async (namespace) => (d.listObjects ? d.listObjects('', 'v1', 'pods', { namespace }) : []),
         enabled: d.featureGate?.('PodSecurity') ?? true,
+        ...(d.podSecurityMetrics ? { metrics: d.podSecurityMetrics } : {}),
       }),
   },
   { name: 'PodSecurityPolicy', on: off },

@@ -18,6 +18,7 @@ import { aggregate, type PodSecurityConfig } from './config.js';
 import { evaluatePod, forbiddenDetail, forbiddenReason } from './evaluator.js';
 import { hasPodTemplate, isSignificantPodUpdate, podTemplateOf } from './workloads.js';
 import { isObj, str, type CheckResult, type PodView } from './pod.js';
+import { podSecurityRecorder, type PodSecurityMetrics } from './metrics.js';
 
 export interface PodSecurityDeps {
   config: PodSecurityConfig;
@@ -26,6 +27,8 @@ export interface PodSecurityDeps {
   listPods: (namespace: string) => Promise<StoredObject[]>;
   /** The PodSecurity feature gate (beta, on by default in 1.24): off, the plugin does nothing. */
   enabled?: boolean;
+  /** PSA's counters; unset: nothing is counted. */
+  metrics?: PodSecurityMetrics;
   now?: () => number;
 }
 
@@ -53,6 +56,7 @@ const podViewOf = (meta: unknown, spec: unknown): PodView => ({
 export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
   const { config } = deps;
   const now = deps.now ?? Date.now;
+  const record = podSecurityRecorder(deps.metrics);
   const exemptNamespace = (ns: string): boolean => ns !== '' && config.exemptions.namespaces.has(ns);
   const exemptUser = (user: string): boolean => user !== '' && config.exemptions.usernames.has(user);
   const exemptRuntimeClass = (spec: Record<string, unknown>): boolean => {
@@ -63,9 +67,15 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
 
   /** PSA's EvaluatePod: enforce (pods only), then audit, then warn, each level evaluated once. */
   function evaluate(attrs: AdmissionAttributes, policy: Policy, policyErrors: string, pod: PodView, enforce: boolean): Outcome {
-    if (exemptRuntimeClass(pod.spec)) return exemptBecause('runtimeClass');
+    if (exemptRuntimeClass(pod.spec)) {
+      record.exemption(attrs);
+      return exemptBecause('runtimeClass');
+    }
     const annotations: Record<string, string> = {};
-    if (policyErrors) annotations['error'] = `Failed to parse policy: ${policyErrors}`;
+    if (policyErrors) {
+      annotations['error'] = `Failed to parse policy: ${policyErrors}`;
+      record.error(false, attrs);
+    }
     const cache = new Map<string, CheckResult[]>();
     const resultOf = (lv: LevelVersion): CheckResult[] => {
       const key = levelVersionString(lv);
@@ -78,27 +88,42 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
       annotations['enforce-policy'] = levelVersionString(policy.enforce);
       const failed = resultOf(policy.enforce);
       if (failed.length > 0) out.error = admissionForbidden(attrs, `violates PodSecurity "${levelVersionString(policy.enforce)}": ${forbiddenDetail(failed)}`);
+      record.evaluation(failed.length > 0 ? 'deny' : 'allow', policy.enforce, 'enforce', attrs);
     }
     const audit = resultOf(policy.audit);
-    if (audit.length > 0) annotations['audit-violations'] = `would violate PodSecurity "${levelVersionString(policy.audit)}": ${forbiddenDetail(audit)}`;
+    if (audit.length > 0) {
+      annotations['audit-violations'] = `would violate PodSecurity "${levelVersionString(policy.audit)}": ${forbiddenDetail(audit)}`;
+      record.evaluation('deny', policy.audit, 'audit', attrs);
+    }
     if (!out.error) {
       const warn = resultOf(policy.warn);
-      if (warn.length > 0) out.warnings = [`would violate PodSecurity "${levelVersionString(policy.warn)}": ${forbiddenDetail(warn)}`];
+      if (warn.length > 0) {
+        out.warnings = [`would violate PodSecurity "${levelVersionString(policy.warn)}": ${forbiddenDetail(warn)}`];
+        record.evaluation('deny', policy.warn, 'warn', attrs);
+      }
     }
     return out;
   }
 
   async function validatePod(attrs: AdmissionAttributes): Promise<Outcome> {
     if (IGNORED_POD_SUBRESOURCES.has(attrs.subresource)) return ALLOW;
-    if (exemptNamespace(attrs.namespace)) return exemptBecause('namespace');
-    if (exemptUser(attrs.user.name)) return exemptBecause('user');
+    if (exemptNamespace(attrs.namespace)) {
+      record.exemption(attrs);
+      return exemptBecause('namespace');
+    }
+    if (exemptUser(attrs.user.name)) {
+      record.exemption(attrs);
+      return exemptBecause('user');
+    }
     const ns = await deps.getNamespace(attrs.namespace);
+    if (!ns) record.error(true, attrs);
     if (!ns) {
       const e = internalError(`failed to lookup namespace ${attrs.namespace}`);
       return { error: e, annotations: { error: `${e.message}: namespaces "${attrs.namespace}" not found` } };
     }
     const { policy, errors } = policyOf(ns.metadata.labels);
     if (errors.length === 0 && policy.enforce.level === 'privileged' && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') {
+      record.evaluation('allow', policy.enforce, 'enforce', attrs);
       // PSA names latest here whatever the pinned version (its shared privileged response).
       return { annotations: { 'enforce-policy': levelVersionString({ level: 'privileged', version: LATEST }) } };
     }
@@ -109,9 +134,16 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
 
   async function validatePodController(attrs: AdmissionAttributes): Promise<Outcome> {
     if (attrs.subresource !== '') return ALLOW;
-    if (exemptNamespace(attrs.namespace)) return exemptBecause('namespace');
-    if (exemptUser(attrs.user.name)) return exemptBecause('user');
+    if (exemptNamespace(attrs.namespace)) {
+      record.exemption(attrs);
+      return exemptBecause('namespace');
+    }
+    if (exemptUser(attrs.user.name)) {
+      record.exemption(attrs);
+      return exemptBecause('user');
+    }
     const ns = await deps.getNamespace(attrs.namespace);
+    if (!ns) record.error(true, attrs);
     // Workloads are never refused: a failed lookup is only recorded.
     if (!ns) return { annotations: { error: `failed to lookup namespace ${attrs.namespace}: namespaces "${attrs.namespace}" not found` } };
     const { policy, errors } = policyOf(ns.metadata.labels);

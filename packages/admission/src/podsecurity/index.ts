@@ -4,3 +4,4 @@ export * from './config.js';
 export * from './evaluator.js';
 export * from './admission.js';
 export { hasPodTemplate, isSignificantPodUpdate, podTemplateOf } from './workloads.js';
+export * from './metrics.js';
