@@ -105,19 +105,21 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     return out;
   }
 
+  /** PSA's namespace and user exemptions, checked before the namespace is read. */
+  function requestExemption(attrs: AdmissionAttributes): Outcome | undefined {
+    const why = exemptNamespace(attrs.namespace) ? 'namespace' : exemptUser(attrs.user.name) ? 'user' : undefined;
+    if (!why) return undefined;
+    record.exemption(attrs);
+    return exemptBecause(why);
+  }
+
   async function validatePod(attrs: AdmissionAttributes): Promise<Outcome> {
     if (IGNORED_POD_SUBRESOURCES.has(attrs.subresource)) return ALLOW;
-    if (exemptNamespace(attrs.namespace)) {
-      record.exemption(attrs);
-      return exemptBecause('namespace');
-    }
-    if (exemptUser(attrs.user.name)) {
-      record.exemption(attrs);
-      return exemptBecause('user');
-    }
+    const exempt = requestExemption(attrs);
+    if (exempt) return exempt;
     const ns = await deps.getNamespace(attrs.namespace);
-    if (!ns) record.error(true, attrs);
     if (!ns) {
+      record.error(true, attrs);
       const e = internalError(`failed to lookup namespace ${attrs.namespace}`);
       return { error: e, annotations: { error: `${e.message}: namespaces "${attrs.namespace}" not found` } };
     }
@@ -134,18 +136,14 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
 
   async function validatePodController(attrs: AdmissionAttributes): Promise<Outcome> {
     if (attrs.subresource !== '') return ALLOW;
-    if (exemptNamespace(attrs.namespace)) {
-      record.exemption(attrs);
-      return exemptBecause('namespace');
-    }
-    if (exemptUser(attrs.user.name)) {
-      record.exemption(attrs);
-      return exemptBecause('user');
-    }
+    const exempt = requestExemption(attrs);
+    if (exempt) return exempt;
     const ns = await deps.getNamespace(attrs.namespace);
-    if (!ns) record.error(true, attrs);
     // Workloads are never refused: a failed lookup is only recorded.
-    if (!ns) return { annotations: { error: `failed to lookup namespace ${attrs.namespace}: namespaces "${attrs.namespace}" not found` } };
+    if (!ns) {
+      record.error(true, attrs);
+      return { annotations: { error: `failed to lookup namespace ${attrs.namespace}: namespaces "${attrs.namespace}" not found` } };
+    }
     const { policy, errors } = policyOf(ns.metadata.labels);
     if (errors.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return ALLOW;
     const template = podTemplateOf(attrs.resource.group, attrs.resource.plural, attrs.object!);

@@ -2,7 +2,7 @@
  * The restricted checks of Pod Security Standards, one function per check version, as PSA 1.24's
  * policy/check_*.go (their reasons and details are what clients see in refusals and warnings).
  */
-import { ALLOWED, containers, joinQuote, list, namedContainers, num, obj, sortedSet, str, bool, type CheckResult, type PodView } from './pod.js';
+import { ALLOWED, containers, joinQuote, list, namedContainers, num, obj, pluralize, sortedSet, str, bool, type CheckResult, type PodView } from './pod.js';
 import { validSeccompType } from './checks-baseline.js';
 
 /** allowPrivilegeEscalation 1.8: every container sets allowPrivilegeEscalation=false. */
@@ -65,7 +65,7 @@ export function restrictedVolumes_1_0(pod: PodView): CheckResult {
   return {
     allowed: false,
     reason: 'restricted volume types',
-    detail: `${bad.length === 1 ? 'volume' : 'volumes'} ${joinQuote(bad)} ${bad.length === 1 ? 'uses' : 'use'} ${unique.length === 1 ? 'restricted volume type' : 'restricted volume types'} ${joinQuote(unique)}`,
+    detail: `${pluralize('volume', 'volumes', bad.length)} ${joinQuote(bad)} ${pluralize('uses', 'use', bad.length)} ${pluralize('restricted volume type', 'restricted volume types', unique.length)} ${joinQuote(unique)}`,
   };
 }
 
