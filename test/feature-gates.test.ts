@@ -41,7 +41,7 @@ test('--help lists every gate kube’s way and says which change nothing', () =>
   assert.match(r.stdout, /ServerSideFieldValidation=true\|false \(ALPHA - default=false\)\n/);
   assert.match(r.stdout, /WatchBookmark=true\|false \(GA - default=true, locked\)\n/);
   assert.match(r.stdout, /OpenAPIEnums=true\|false \(BETA - default=true\) \[declared, not implemented\]/);
-  assert.match(r.stdout, /PodSecurity=true\|false \(BETA - default=true\) \[declared, not implemented\]/);
+  assert.match(r.stdout, /PodSecurity=true\|false \(BETA - default=true\)\n/);
 });
 
 test('APIListChunking=false: limit and continue are ignored, the whole list comes back without a continue token', async () => {

@@ -21,3 +21,4 @@ export * from './extended-resource-toleration.js';
 export * from './pod-node-selector.js';
 export * from './namespace-autoprovision.js';
 export * from './pod-toleration-restriction.js';
+export * from './podsecurity/index.js';

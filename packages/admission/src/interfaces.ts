@@ -78,6 +78,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Adds a warning to the response (kube's warning.AddWarning → `Warning: 299 - "..."`). */
   warn?(message: string): void;
+  /** Adds an annotation to the request's audit event (kube's audit.AddAuditAnnotation). */
+  annotate?(key: string, value: string): void;
 }
 
 /**

@@ -35,7 +35,7 @@ const rejects = async (p: Promise<unknown>, code: number, message: RegExp): Prom
 
 test('the default set is kube 1.24\'s default-on plugins that plinth implements, in kube\'s order', () => {
   assert.deepEqual(DEFAULT_ON_PLUGINS, [
-    'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
     'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
   ]);
   assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), DEFAULT_ON_PLUGINS);
@@ -47,14 +47,14 @@ test('enabled plugins run in kube\'s recommended order whatever the flag order; 
   const sel = { enable: ['AlwaysDeny', 'NamespaceExists', 'AlwaysAdmit'], disable: ['MutatingAdmissionWebhook'] };
   assert.deepEqual(validateAdmissionPlugins(sel), []);
   assert.deepEqual(enabledAdmissionPlugins(sel), [
-    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
+    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'LimitRanger', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
     'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ValidatingAdmissionWebhook', 'AlwaysDeny',
   ]);
   // Disabling kube defaults is honoured.
   const off = { enable: [], disable: ['NamespaceLifecycle', 'LimitRanger'] };
   assert.deepEqual(validateAdmissionPlugins(off), []);
   assert.deepEqual(enabledAdmissionPlugins(off), [
-    'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
     'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
   ]);
 });

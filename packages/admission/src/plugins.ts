@@ -30,6 +30,7 @@ import { createExtendedResourceToleration } from './extended-resource-toleration
 import { createPodNodeSelector } from './pod-node-selector.js';
 import { createNamespaceAutoProvision, type NamespaceCreator } from './namespace-autoprovision.js';
 import { createPodTolerationRestriction } from './pod-toleration-restriction.js';
+import { createPodSecurity, loadPodSecurityConfig, type PodSecurityMetrics } from './podsecurity/index.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -60,6 +61,10 @@ export interface PluginDeps {
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
   /** Creates a namespace as kube's loopback client (NamespaceAutoProvision); unset: that plugin is not built. */
   createNamespace?: NamespaceCreator;
+  /** Whether a feature gate is on (`--feature-gates`); unset: every gate at its default. */
+  featureGate?: (name: string) => boolean;
+  /** The PodSecurity plugin's counters (PSA's metrics); unset: not counted. */
+  podSecurityMetrics?: PodSecurityMetrics;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -96,7 +101,18 @@ const REGISTRY: readonly Registration[] = [
   { name: 'TaintNodesByCondition', on },
   { name: 'AlwaysPullImages', on: off, build: () => createAlwaysPullImages() },
   { name: 'ImagePolicyWebhook', on: off },
-  { name: 'PodSecurity', on },
+  {
+    name: 'PodSecurity',
+    on,
+    build: (d) =>
+      createPodSecurity({
+        config: loadPodSecurityConfig(d.pluginConfig?.('PodSecurity')),
+        getNamespace: d.getNamespace,
+        listPods: async (namespace) => (d.listObjects ? d.listObjects('', 'v1', 'pods', { namespace }) : []),
+        enabled: d.featureGate?.('PodSecurity') ?? true,
+        ...(d.podSecurityMetrics ? { metrics: d.podSecurityMetrics } : {}),
+      }),
+  },
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off, build: (d) => createPodNodeSelector({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodNodeSelector') }) },
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },

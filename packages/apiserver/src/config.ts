@@ -43,7 +43,7 @@ import { DEFAULT_HEALTH_CHECKS, type HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
 import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
-import { ApiserverMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
+import { ApiserverMetrics, createPodSecurityMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
 import { startupStep } from './startup.js';
 import { PriorityAndFairness } from './filters/priority-and-fairness.js';
 import { ensureFlowcontrolBootstrap, startFlowcontrolConfig } from './controllers/flowcontrol.js';
@@ -287,6 +287,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         const scope = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, namespace: '' };
         await stores.get(def('', 'v1', 'namespaces'))!.create(scope, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
       },
+      featureGate: (name) => Object.hasOwn(FEATURE_GATES, name) && options.featureGates.enabled(name as FeatureName),
+      ...(metrics.recording ? { podSecurityMetrics: createPodSecurityMetrics(metrics.registry) } : {}),
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),

@@ -136,7 +136,7 @@ export const FEATURE_GATES = {
   PodAndContainerStatsFromCRI: { stage: 'ALPHA', default: false, implemented: false },
   PodDeletionCost: { stage: 'BETA', default: true, implemented: false },
   PodOverhead: { stage: 'GA', default: true, lockToDefault: true, implemented: false },
-  PodSecurity: { stage: 'BETA', default: true, implemented: false },
+  PodSecurity: { stage: 'BETA', default: true, implemented: true },
   PreferNominatedNode: { stage: 'GA', default: true, lockToDefault: true, implemented: false },
   ProbeTerminationGracePeriod: { stage: 'BETA', default: false, implemented: false },
   ProcMountType: { stage: 'ALPHA', default: false, implemented: false },

@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseFlags, FlagError } from './flags.js';
 import { completeOptions, priorityAndFairnessConflict } from './options.js';
 
@@ -29,9 +32,9 @@ test('bad authentication flags fail start-up with every problem named', () => {
 });
 
 test('admission flags: kube 1.24 defaults plinth implements, in kube order; bad names fail with kube\'s messages', () => {
-  assert.deepEqual(completeOptions(parseFlags([])).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+  assert.deepEqual(completeOptions(parseFlags([])).admissionPlugins, ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
   const o = completeOptions(parseFlags(['--enable-admission-plugins=AlwaysDeny,NamespaceExists', '--disable-admission-plugins=ServiceAccount,LimitRanger']));
-  assert.deepEqual(o.admissionPlugins, ['NamespaceLifecycle', 'NamespaceExists', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+  assert.deepEqual(o.admissionPlugins, ['NamespaceLifecycle', 'NamespaceExists', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
   assert.throws(
     () => completeOptions(parseFlags(['--enable-admission-plugins=Nope', '--oidc-issuer-url=https://idp.example'])),
     (e) => e instanceof FlagError && /plugin "Nope" is unknown/.test(e.message) && /oidc-client-id/.test(e.message),
@@ -80,4 +83,21 @@ test("--runtime-config that turns off APF's flowcontrol versions conflicts with 
   assert.throws(() => off(['--runtime-config=api/beta=false']), (e: unknown) => e instanceof FlagError && /conflicts with --enable-priority-and-fairness=true/.test(e.message));
   assert.doesNotThrow(() => off(['--runtime-config=api/beta=false', '--enable-priority-and-fairness=false']));
   assert.doesNotThrow(() => off(['--runtime-config=api/beta=false', '--feature-gates=APIPriorityAndFairness=false']));
+});
+
+test('an invalid PodSecurity configuration fails start-up while the plugin is enabled', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'psa-config-')), 'admission.yaml');
+  writeFileSync(file, [
+    'apiVersion: apiserver.config.k8s.io/v1',
+    'kind: AdmissionConfiguration',
+    'plugins:',
+    '- name: PodSecurity',
+    '  configuration: {apiVersion: pod-security.admission.config.k8s.io/v1beta1, kind: PodSecurityConfiguration, defaults: {enforce: strict}}',
+  ].join('\n'));
+  assert.throws(
+    () => completeOptions(parseFlags([`--admission-control-config-file=${file}`])),
+    (e) => e instanceof FlagError && e.message.includes('PodSecurity configuration error: enforce: must be one of privileged, baseline, restricted'),
+  );
+  // Disabled, its configuration is not read (kube initialises enabled plugins only).
+  assert.doesNotThrow(() => completeOptions(parseFlags([`--admission-control-config-file=${file}`, '--disable-admission-plugins=PodSecurity'])));
 });

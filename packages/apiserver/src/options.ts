@@ -3,7 +3,7 @@
  * (kube's ServerRunOptions.Complete + Validate). Everything wrong is reported at once.
  */
 import { completeAuthenticationOptions, validateAuthenticationOptions, validateAuthorizationOptions, type AuthenticationOptions, type AuthorizationOptions } from '@plinth/auth';
-import { enabledAdmissionPlugins, validateAdmissionPlugins } from '@plinth/admission';
+import { enabledAdmissionPlugins, loadPodSecurityConfig, validateAdmissionPlugins } from '@plinth/admission';
 import { type AdmissionPluginConfigs, loadAdmissionConfig } from './admission-config.js';
 import { FlagError, type ServerOptions } from './flags.js';
 import { featureGatesFrom, type FeatureGates } from './features.js';
@@ -169,6 +169,14 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
     admissionConfig = loadAdmissionConfig(flags.admissionControlConfigFile);
   } catch (e) {
     errs.push(e instanceof Error ? e.message : String(e));
+  }
+  // kube initialises each enabled plugin from its configuration before serving: a bad one stops start-up.
+  if (validateAdmissionPlugins(plugins).length === 0 && enabledAdmissionPlugins(plugins).includes('PodSecurity')) {
+    try {
+      loadPodSecurityConfig(admissionConfig.get('PodSecurity'));
+    } catch (e) {
+      errs.push(e instanceof Error ? e.message : String(e));
+    }
   }
   const authorization = authorizationOptionsFrom(flags);
   errs.push(...validateAuthorizationOptions(authorization));

@@ -8,7 +8,7 @@ import { servesProtobuf } from '../protobuf/codec.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isStored, methodNotSupported, pathNotFound, type Catalog, type ResourceDefinition, type SubresourceDefinition, type UserInfo, type Verb } from '@plinth/api';
 import type { AdmissionChain } from '@plinth/admission';
-import { contextOf, type Handler } from '../context.js';
+import { addAuditAnnotation, contextOf, type Handler } from '../context.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { CreateOnlyStorages } from '../registry/create-only.js';
 import type { Connecters } from '../registry/connect.js';
@@ -86,7 +86,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       catalog: deps.catalog,
       features: deps.features,
       minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_S,
-      scope: { user: user!, namespace: target.namespace, warn: (m) => addWarning(res, m) },
+      scope: { user: user!, namespace: target.namespace, warn: (m) => addWarning(res, m), annotate: (k, v) => addAuditAnnotation(req, k, v) },
     };
     if (target.subresource) {
       await serveSubresource(r, target.subresource, deps);

@@ -3,3 +3,4 @@ export { metricsHandler } from './handler.js';
 export { etcdRequestObserver, storageObjectsSource, etcdTypeOf, qualifiedResource } from './storage.js';
 export { validateShowHiddenMetricsVersion, exposureOf, describe, CURRENT_VERSION, type StabilityLevel } from './stability.js';
 export { PROMETHEUS_CONTENT_TYPE } from './registry.js';
+export { createPodSecurityMetrics } from './podsecurity.js';

@@ -43,6 +43,8 @@ export interface RequestScope {
   namespace: string;
   /** Adds a warning to the response (admission webhooks' warnings); internal callers have none. */
   warn?(message: string): void;
+  /** Adds an annotation to the request's audit event (admission's audit annotations); internal callers have none. */
+  annotate?(key: string, value: string): void;
 }
 
 export interface WriteOptions {
@@ -692,6 +694,7 @@ export class ResourceStore {
       user: scope.user,
       dryRun: !!opts.dryRun,
       ...(scope.warn ? { warn: scope.warn } : {}),
+      ...(scope.annotate ? { annotate: scope.annotate } : {}),
     };
   }
 
