@@ -86,6 +86,26 @@ describe('podtemplates', () => {
     assert.deepEqual(causeFields(res), ['template.labels', 'template.spec.ephemeralContainers']);
   });
 
+  it("get kube's pod spec defaults and the whole template validated, --allow-privileged included", async () => {
+    const created = await env.plinth.client.post(PT, { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'defaults' }, template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } });
+    expectCode(created, 201);
+    const spec = created.body.template.spec;
+    assert.equal(spec.restartPolicy, 'Always');
+    assert.equal(spec.dnsPolicy, 'ClusterFirst');
+    assert.equal(spec.terminationGracePeriodSeconds, 30);
+    assert.equal(spec.schedulerName, 'default-scheduler');
+    assert.equal(spec.containers[0].imagePullPolicy, 'Always', 'no tag: Always');
+    assert.equal(spec.containers[0].terminationMessagePath, '/dev/termination-log');
+    const bad = await env.plinth.client.post(PT, {
+      apiVersion: 'v1',
+      kind: 'PodTemplate',
+      metadata: { name: 'bad-spec' },
+      template: { spec: { containers: [{ name: 'c', image: '' }, { name: 'p', image: 'nginx', securityContext: { privileged: true } }] } },
+    });
+    expectStatus(bad, 422, 'Invalid', /^PodTemplate "bad-spec" is invalid: /);
+    assert.deepEqual(causeFields(bad), ['template.spec.containers[0].image', 'template.spec.containers[1].securityContext.privileged']);
+  });
+
   it('print kube\'s columns in kubectl get', async () => {
     const out = (await kubectl('get', 'podtemplates', 'web', '-n', NS)).trimEnd().split('\n');
     assert.match(out[0]!, /^NAME\s+CONTAINERS\s+IMAGES\s+POD LABELS$/);

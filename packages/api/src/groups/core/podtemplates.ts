@@ -3,31 +3,22 @@
  * every verb, no short name; generation 1 on create and bumped by any change of the template; the
  * printer's NAME, CONTAINERS, IMAGES, POD LABELS (printPodTemplate).
  *
- * Validation is kube's ValidatePodTemplate: object metadata (the generic store), then
- * ValidatePodTemplateSpec on `template`. Until the port of pod spec validation is wired in, the
- * rules here are the template's own metadata and the ephemeral containers ban, with kube's paths
- * (`template.labels`, `template.annotations`: kube names them off the template, not its metadata).
+ * Defaults are kube's SetObjectDefaults_PodTemplate (the template's pod spec tree). Validation is
+ * kube's ValidatePodTemplate: object metadata (the generic store), then ValidatePodTemplateSpec on
+ * `template` (labels, annotations, the whole pod spec, the ephemeral containers ban), with kube's
+ * paths (`template.labels`: kube names them off the template, not its metadata).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ResourceStrategy } from '../../catalog.js';
-import { type FieldError, fieldErr } from '../../field-errors.js';
 import { col, containerCells, fieldAt, formatLabels, nameColumn, type TableDefinition } from '../../tables.js';
 import type { StoredObject } from '../../types.js';
-import { validateAnnotations, validateLabels } from '../../validation.js';
 import { defineResource } from '../define.js';
-
-/** The parts of kube's ValidatePodTemplateSpec that need no pod spec validation. */
-export function validatePodTemplateSpecMeta(template: unknown, path: string): FieldError[] {
-  const errs = [
-    ...validateLabels(fieldAt(template, 'metadata', 'labels'), `${path}.labels`),
-    ...validateAnnotations(fieldAt(template, 'metadata', 'annotations'), `${path}.annotations`),
-  ];
-  const ephemeral = fieldAt(template, 'spec', 'ephemeralContainers');
-  if (Array.isArray(ephemeral) && ephemeral.length > 0) errs.push(fieldErr.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
-  return errs;
-}
+import { setDefaultsPodTemplate } from './defaults/pod.js';
+import { podTemplateValidationOptions } from './validation/pod-options.js';
+import { validatePodTemplateSpec } from './validation/pod-template.js';
 
 const podTemplateStrategy: ResourceStrategy = {
+  defaults: (obj) => setDefaultsPodTemplate(obj),
   prepareForCreate(obj) {
     obj.metadata.generation = 1;
   },
@@ -35,7 +26,9 @@ const podTemplateStrategy: ResourceStrategy = {
     // Any change of the template is a new generation.
     obj.metadata.generation = (old.metadata.generation ?? 0) + (isDeepStrictEqual(obj['template'], old['template']) ? 0 : 1);
   },
-  validate: (obj: StoredObject) => validatePodTemplateSpecMeta(obj['template'], 'template'),
+  validate: (obj: StoredObject) => validatePodTemplateSpec(obj['template'], 'template', podTemplateValidationOptions(obj['template'], undefined)),
+  // ValidatePodTemplateUpdate: the template again (options from both), nothing immutable.
+  validateUpdate: (obj: StoredObject, old: StoredObject) => validatePodTemplateSpec(obj['template'], 'template', podTemplateValidationOptions(obj['template'], old['template'])),
 };
 
 const podTemplateTable: TableDefinition = {

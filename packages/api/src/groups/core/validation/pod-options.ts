@@ -7,6 +7,7 @@
 import { type JsonObject, asObject, stringMap, strings } from './access.js';
 import { deletionCostError } from './pod-annotations.js';
 import { usesIndivisibleHugePagesValues } from './quantities.js';
+import { capabilities } from '../../../capabilities.js';
 
 export interface PodValidationOptions {
   /** Downward API may expose hugepages (gate DownwardAPIHugePages, on in 1.24). */
@@ -32,7 +33,7 @@ export const MAX_DNS_SEARCH_PATHS_LEGACY = 6;
 export const MAX_DNS_SEARCH_LIST_CHARS_LEGACY = 256;
 
 /** Options for a create: every gate at its 1.24 default, nothing inherited. */
-export function defaultPodValidationOptions(allowPrivileged = false): PodValidationOptions {
+export function defaultPodValidationOptions(allowPrivileged = capabilities().allowPrivileged): PodValidationOptions {
   return {
     allowDownwardAPIHugePages: true,
     allowInvalidPodDeletionCost: false,
@@ -78,8 +79,8 @@ export function podValidationOptions(src: PodOptionsSource): PodValidationOption
   return opts;
 }
 
-/** kube's `GetValidationOptionsFromPodTemplate`: the same, from pod template specs. */
-export function podTemplateValidationOptions(template: unknown, oldTemplate: unknown, allowPrivileged = false): PodValidationOptions {
+/** kube's `GetValidationOptionsFromPodTemplate`: the same, from pod template specs (`--allow-privileged` as the server runs). */
+export function podTemplateValidationOptions(template: unknown, oldTemplate: unknown, allowPrivileged = capabilities().allowPrivileged): PodValidationOptions {
   const t = asObject(template);
   const o = asObject(oldTemplate);
   return podValidationOptions({ spec: t?.['spec'], oldSpec: o?.['spec'], meta: t?.['metadata'], oldMeta: o?.['metadata'], allowPrivileged });
