@@ -184,9 +184,16 @@ describe('Node authorizer and NodeRestriction', () => {
 
   it("tokens for its pods' service accounts only, bound to a pod on the node", async () => {
     const tokenRequest = (podName: string, uid: string) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: podName, uid } } });
-    // Past the authorizer and NodeRestriction (the pod-bound token itself is the TokenRequest REST's business).
+    // A token bound to its pod, as the kubelet asks for the projected volume; it authenticates as
+    // the account with the pod in the user's extra (kube's pod-bound token).
     const r = await n1('POST', `${api}/serviceaccounts/sa1/token`, tokenRequest('p1', p1Uid));
-    assert.notEqual(r.status, 403, JSON.stringify(r.body));
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const token = (r.body as { status: { token: string } }).status.token;
+    const review = await env.plinth.client.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    assert.equal(review.body.status.authenticated, true, JSON.stringify(review.body.status));
+    assert.equal(review.body.status.user.username, `system:serviceaccount:${NS}:sa1`);
+    assert.deepEqual(review.body.status.user.extra['authentication.kubernetes.io/pod-name'], ['p1']);
+    assert.deepEqual(review.body.status.user.extra['authentication.kubernetes.io/pod-uid'], [p1Uid]);
     expectForbidden(
       await n1('POST', `${api}/serviceaccounts/sa2/token`, tokenRequest('p2', p2Uid)),
       `serviceaccounts "sa2" is forbidden: User "system:node:n1" cannot create resource "serviceaccounts/token" in API group "" in the namespace "${NS}": no relationship found between node 'n1' and this object`,

@@ -333,6 +333,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       // After a verified signature only: a miss may be an account another replica just created.
       getServiceAccount: getterOf(def('', 'v1', 'serviceaccounts'), true),
       getServiceAccountSecret: getterOf(def('', 'v1', 'secrets'), true),
+      getPod: getterOf(def('', 'v1', 'pods'), true),
       staticTokens: new Map([[adminToken, { name: 'plinth-admin', uid: 'plinth-admin', groups: ['system:masters'] }]]),
       dataDir,
       log,

@@ -26,6 +26,8 @@ export interface AuthenticatorDeps {
    */
   getServiceAccount(namespace: string, name: string): Promise<StoredObject | undefined>;
   getServiceAccountSecret?(namespace: string, name: string): Promise<StoredObject | undefined>;
+  /** The pod of a pod-bound token, read as getServiceAccount reads; unset: pod-bound tokens are refused. */
+  getPod?(namespace: string, name: string): Promise<StoredObject | undefined>;
   /** Plinth's own fixed tokens (the admin token from the data dir): token → user. */
   staticTokens: Map<string, import('@plinth/api').UserInfo>;
   /** Where generated keys are kept (the service-account signing key). */

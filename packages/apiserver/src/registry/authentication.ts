@@ -2,7 +2,7 @@
  * The create-only storages of authentication.k8s.io/v1 and of serviceaccounts/token, keyed by the
  * catalog entries they serve (kube's authentication and core REST storage providers).
  */
-import { selfsubjectreviews, serviceaccounts, secrets, tokenreviews, type ResourceDefinition } from '@plinth/api';
+import { pods, selfsubjectreviews, serviceaccounts, secrets, tokenreviews, type ResourceDefinition } from '@plinth/api';
 import type { AuthenticationOptions, Authenticator, TokenIssuer } from '@plinth/auth';
 import type { CreateOnlyStorage, CreateOnlyStorages } from './create-only.js';
 import type { ResourceStore } from './store.js';
@@ -34,6 +34,7 @@ export function createAuthenticationStorages(deps: AuthenticationStorageDeps): C
       createTokenRequestStorage({
         serviceAccounts: storeOf(serviceaccounts),
         secrets: storeOf(secrets),
+        pods: storeOf(pods),
         issuer: deps.tokenIssuer,
         apiAudiences,
         maxExpirationSeconds: deps.authentication.serviceAccounts.maxExpirationSeconds,

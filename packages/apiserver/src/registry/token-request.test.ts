@@ -7,6 +7,8 @@ import type { CreateContext } from './create-only.js';
 
 const SA: StoredObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: 'team', uid: 'sa-uid' } };
 const SECRET: StoredObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bound', namespace: 'team', uid: 'secret-uid' } };
+const POD: StoredObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'runner', namespace: 'team', uid: 'pod-uid' }, spec: { serviceAccountName: 'robot' } };
+const OTHER_POD: StoredObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'other', namespace: 'team', uid: 'other-uid' }, spec: { serviceAccountName: 'default' } };
 
 /** Objects by name; anything else is kube's NotFound. */
 function getter(resource: string, objects: StoredObject[]): ObjectGetter {
@@ -44,6 +46,7 @@ function storage(over: Partial<TokenRequestDeps> = {}, calls: ServiceAccountToke
   return createTokenRequestStorage({
     serviceAccounts: getter('serviceaccounts', [SA]),
     secrets: getter('secrets', [SECRET]),
+    pods: getter('pods', [POD, OTHER_POD]),
     issuer: recordingIssuer(calls),
     apiAudiences: ['https://api.example'],
     maxExpirationSeconds: 0,
@@ -132,6 +135,10 @@ test('a bound object must exist with the given uid; only Secrets and Pods can be
   assert.deepEqual([missingSecret.code, missingSecret.message], [404, 'secrets "gone" not found']);
   const pod = await refusal(storage().create(CTX, request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'web' } }), noAdmission));
   assert.deepEqual([pod.code, pod.message], [404, 'pods "web" not found']);
+  await storage({}, calls).create(CTX, request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner', uid: 'pod-uid' } }), noAdmission);
+  assert.deepEqual(calls[1]!.boundObject, { kind: 'Pod', apiVersion: 'v1', name: 'runner', uid: 'pod-uid' });
+  const otherAccount = await refusal(storage().create(CTX, request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'other' } }), noAdmission));
+  assert.deepEqual([otherAccount.code, otherAccount.message], [400, 'cannot bind token for serviceaccount "robot" to pod running with different serviceaccount name.']);
   const other = await refusal(storage().create(CTX, request({ boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'c' } }), noAdmission));
   assert.deepEqual([other.code, other.message], [400, 'cannot bind token to object of type /v1, Kind=ConfigMap']);
   const grouped = await refusal(storage().create(CTX, request({ boundObjectRef: { kind: 'Pod', apiVersion: 'apps/v1', name: 'p' } }), noAdmission));

@@ -14,7 +14,6 @@ import {
   invalid,
   isPlainObject,
   isStatusError,
-  notFound,
   tokenRequestKind,
   validateTokenRequest,
   badRequest,
@@ -33,6 +32,7 @@ export interface ObjectGetter {
 export interface TokenRequestDeps {
   serviceAccounts: ObjectGetter;
   secrets: ObjectGetter;
+  pods: ObjectGetter;
   /** Signs the tokens; undefined when the server has none (every request is then a 500). */
   issuer: TokenIssuer | undefined;
   /** --api-audiences: what a request that names no audience gets (the issuer's, when there is one). */
@@ -96,8 +96,12 @@ export function createTokenRequestStorage(deps: TokenRequestDeps): CreateOnlySto
         const refName = str(ref['name']);
         let uid: string;
         if (gvk.group === '' && gvk.kind === 'Pod') {
-          // plinth serves no pods: the lookup kube makes finds none.
-          throw notFound({ group: '', resource: 'pods' }, refName);
+          const pod = await deps.pods.get({ user: ctx.user, namespace }, refName);
+          const podSpec = isPlainObject(pod['spec']) ? pod['spec'] : {};
+          if (name !== str(podSpec['serviceAccountName'])) {
+            throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with different serviceaccount name.`);
+          }
+          uid = pod.metadata.uid ?? '';
         } else if (gvk.group === '' && gvk.kind === 'Secret') {
           const secret = await deps.secrets.get({ user: ctx.user, namespace }, refName);
           uid = secret.metadata.uid ?? '';
@@ -112,7 +116,7 @@ export function createTokenRequestStorage(deps: TokenRequestDeps): CreateOnlySto
             `the UID in the bound object reference (${wantUID}) does not match the UID in record. The object might have been deleted and then recreated`,
           );
         }
-        boundObject = { kind: 'Secret', apiVersion: str(ref['apiVersion']) || 'v1', name: refName, uid };
+        boundObject = { kind: gvk.kind as 'Pod' | 'Secret', apiVersion: str(ref['apiVersion']) || 'v1', name: refName, uid };
       }
 
       let expirationSeconds = Number(spec['expirationSeconds']);

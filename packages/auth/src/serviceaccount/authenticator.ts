@@ -120,7 +120,7 @@ export const serviceAccountMethod: AuthenticationMethod = {
       issuers: sa.issuers,
       apiAudiences: opts.apiAudiences,
       lookup: sa.lookup,
-      getter: { getServiceAccount: deps.getServiceAccount, getSecret: deps.getServiceAccountSecret ?? deps.getSecret },
+      getter: { getServiceAccount: deps.getServiceAccount, getSecret: deps.getServiceAccountSecret ?? deps.getSecret, ...(deps.getPod ? { getPod: deps.getPod } : {}) },
     });
   },
 };
