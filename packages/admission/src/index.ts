@@ -9,3 +9,6 @@ export * from './plugins.js';
 export * from './webhook/index.js';
 export * from './storage.js';
 export * from './certificates.js';
+export * from './resourcequota/admission.js';
+export * from './resourcequota/evaluators.js';
+export * as quotaResources from './resourcequota/resources.js';

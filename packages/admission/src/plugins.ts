@@ -19,6 +19,7 @@ import { createDefaultStorageClass, createPersistentVolumeClaimResize, createSto
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
+import { createResourceQuota, type QuotaAccess } from './resourcequota/admission.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -40,6 +41,8 @@ export interface PluginDeps {
    * read them are not built.
    */
   listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean; namespace?: string }) => Promise<StoredObject[]>;
+  /** The ResourceQuotas and their status writes (ResourceQuota); unset: that plugin runs nothing. */
+  quotas?: QuotaAccess;
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
 }
@@ -96,7 +99,7 @@ const REGISTRY: readonly Registration[] = [
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },
   { name: 'ValidatingAdmissionWebhook', on, build: (d) => d.validatingWebhook?.() },
-  { name: 'ResourceQuota', on },
+  { name: 'ResourceQuota', on, build: (d) => d.quotas && createResourceQuota(d.quotas) },
   { name: 'AlwaysDeny', on: off, build: () => alwaysDeny },
 ];
 
