@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, usePlinth } from './harness.js';
+import { eventually, startInProcess, usePlinth } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
 const env = usePlinth();
@@ -214,5 +214,30 @@ describe('ResourceQuota', () => {
       expectStatus(r, 403, 'Forbidden', /^configmaps "race-\d+" is forbidden: exceeded quota: cm, requested: count\/configmaps=1, used: count\/configmaps=5, limited: count\/configmaps=5$/);
     }
     assert.equal((await env.plinth.client.get(api(ns, 'configmaps'))).body.items.length, 5);
+  });
+
+  it('admits exactly one of 20 creates split across two replicas: the quota status write is a compare-and-swap', async () => {
+    const ns = 'rq-replicas';
+    await namespace(ns);
+    await quota(ns, 'pods', { pods: '3' });
+    for (let i = 0; i < 2; i++) expectCode(await env.plinth.client.post(api(ns, 'pods'), pod(`p${i}`)), 201);
+    const second = await startInProcess({ etcd: env.etcd });
+    try {
+      await eventually(async () => (await second.client.get(`${api(ns, 'resourcequotas')}/pods?resourceVersion=0`)).body.status?.used?.pods === '2', 10_000, 'the second replica\'s cache');
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? env.plinth.client : second.client).post(api(ns, 'pods'), pod(`race-${i}`))),
+      );
+      assert.equal(results.filter((r) => r.status === 201).length, 1, results.map((r) => r.status).join(','));
+      for (const r of results.filter((x) => x.status !== 201)) {
+        // A replica that loses the race re-reads the quota and refuses; only conflicts past kube's
+        // three retries would answer 409.
+        if (r.status === 409) expectStatus(r, 409, 'Conflict');
+        else expectStatus(r, 403, 'Forbidden', /exceeded quota: pods, requested: pods=1, used: pods=3, limited: pods=3$/);
+      }
+    } finally {
+      await second.stop();
+    }
+    assert.equal((await env.plinth.client.get(api(ns, 'pods'))).body.items.length, 3);
+    assert.deepEqual(await used(ns, 'pods'), { pods: '3' });
   });
 });
