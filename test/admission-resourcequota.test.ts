@@ -216,6 +216,16 @@ describe('ResourceQuota', () => {
     assert.equal((await env.plinth.client.get(api(ns, 'configmaps'))).body.items.length, 5);
   });
 
+  it('admits all of 20 concurrent creates when there is room, each charged once', async () => {
+    const ns = 'rq-room';
+    await namespace(ns);
+    await quota(ns, 'cm', { configmaps: '50' });
+    const start = Number((await used(ns, 'cm'))['configmaps']);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => env.plinth.client.post(api(ns, 'configmaps'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `room-${i}` } })));
+    assert.deepEqual(results.map((r) => r.status), Array(20).fill(201));
+    assert.equal(Number((await used(ns, 'cm'))['configmaps']), start + 20);
+  });
+
   it('admits exactly one of 20 creates split across two replicas: the quota status write is a compare-and-swap', async () => {
     const ns = 'rq-replicas';
     await namespace(ns);
