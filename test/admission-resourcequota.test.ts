@@ -140,7 +140,7 @@ describe('ResourceQuota', () => {
     }, 10_000, 'services usage after the delete');
   });
 
-  it('charges claims by storage and by storage class', async () => {
+  it('charges claims by storage and by storage class, and a resize by the difference', async () => {
     const ns = 'rq-claims';
     await namespace(ns);
     await quota(ns, 'storage', { persistentvolumeclaims: '3', 'requests.storage': '3Gi', 'gold.storageclass.storage.k8s.io/requests.storage': '1Gi', 'gold.storageclass.storage.k8s.io/persistentvolumeclaims': '1' });
@@ -162,6 +162,28 @@ describe('ResourceQuota', () => {
       persistentvolumeclaims: '2',
       'requests.storage': '2524Mi',
     });
+
+    // A resize of a bound claim is charged the difference (kube evaluates claim updates).
+    for (const name of ['gold', 'silver']) {
+      expectCode(await env.plinth.client.post('/apis/storage.k8s.io/v1/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'example.com/disk', allowVolumeExpansion: true }), 201);
+    }
+    expectCode(await env.plinth.client.post(api(ns, 'persistentvolumeclaims'), claim('silver', '100Mi', 'silver')), 201);
+    const bind = async (name: string): Promise<Record<string, any>> => {
+      const cur = (await env.plinth.client.get(`${api(ns, 'persistentvolumeclaims')}/${name}`)).body;
+      cur.status = { phase: 'Bound', capacity: cur.spec.resources.requests };
+      const res = await env.plinth.client.put(`${api(ns, 'persistentvolumeclaims')}/${name}/status`, cur);
+      expectCode(res, 200);
+      return res.body;
+    };
+    const silver = await bind('silver');
+    silver.spec.resources.requests.storage = '200Mi';
+    expectCode(await env.plinth.client.put(`${api(ns, 'persistentvolumeclaims')}/silver`, silver), 200);
+    assert.equal((await used(ns, 'storage'))['requests.storage'], '2724Mi');
+    const gold = await bind('gold');
+    gold.spec.resources.requests.storage = '2Gi';
+    expectStatus(await env.plinth.client.put(`${api(ns, 'persistentvolumeclaims')}/gold`, gold), 403, 'Forbidden',
+      'persistentvolumeclaims "gold" is forbidden: exceeded quota: storage, requested: gold.storageclass.storage.k8s.io/requests.storage=1Gi,requests.storage=1Gi, ' +
+        'used: gold.storageclass.storage.k8s.io/requests.storage=1Gi,requests.storage=2724Mi, limited: gold.storageclass.storage.k8s.io/requests.storage=1Gi,requests.storage=3Gi');
   });
 
   it('counts every resource as count/<resource>.<group>, and the legacy names', async () => {

@@ -531,8 +531,9 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           startResourceQuotaController({
             quotas: stores.get(def('', 'v1', 'resourcequotas'))!,
             storeFor: (group, resource) => {
-              const d = builtinNamespaced.find((x) => x.group === group && x.plural === resource);
-              return d && stores.get(storageDefOf(d));
+              // Built-in resources, then custom resources (their stores join `stores` as CRDs are established).
+              const d = [...builtinNamespaced, ...catalog.namespacedResources()].find((x) => x.group === group && x.plural === resource);
+              return d && (stores.get(storageDefOf(d)) ?? stores.get(d));
             },
             monitored: () => [...new Set(builtinNamespaced.map((d) => storageDefOf(d)))].filter((d) => !isIgnoredResource(d.group, d.plural)).flatMap((d) => stores.get(d) ?? []),
             log,
