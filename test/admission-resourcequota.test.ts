@@ -80,6 +80,16 @@ describe('ResourceQuota', () => {
       return u.pods === '1' ? u : undefined;
     }, 10_000, 'the controller to recalculate after the delete');
     assert.deepEqual(after, { 'limits.memory': '256Mi', pods: '1', 'requests.cpu': '100m', 'requests.example.com/gpu': '0' });
+
+    // A pod that ended is no longer charged (kube's QuotaV1Pod): the controller recalculates on the change.
+    const c = (await env.plinth.client.get(`${api(ns, 'pods')}/c`)).body;
+    c.status = { phase: 'Succeeded' };
+    expectCode(await env.plinth.client.put(`${api(ns, 'pods')}/c/status`, c), 200);
+    const ended = await eventually(async () => {
+      const u = await used(ns, 'compute');
+      return u.pods === '0' ? u : undefined;
+    }, 10_000, 'the controller to recalculate after the pod ended');
+    assert.deepEqual(ended, { 'limits.memory': '0', pods: '0', 'requests.cpu': '0', 'requests.example.com/gpu': '0' });
   });
 
   it('matches pods by scope: BestEffort, NotTerminating and PriorityClass selectors', async () => {
