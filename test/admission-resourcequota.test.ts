@@ -7,7 +7,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startInProcess, usePlinth } from './harness.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, startInProcess, tempDir, usePlinth } from './harness.js';
 import { expectCode, expectStatus } from './assertions.js';
 
 const env = usePlinth();
@@ -281,5 +283,47 @@ describe('ResourceQuota', () => {
     }
     assert.equal((await env.plinth.client.get(api(ns, 'pods'))).body.items.length, 3);
     assert.deepEqual(await used(ns, 'pods'), { pods: '3' });
+  });
+
+  it("limits resources to namespaces whose quotas cover them, from the plugin's configuration (limitedResources)", async () => {
+    const ns = 'rq-limited';
+    await namespace(ns);
+    expectCode(await env.plinth.client.post('/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'rq-critical' }, value: 100 }), 201);
+    const dir = tempDir();
+    const file = join(dir, 'admission.yaml');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'apiserver.config.k8s.io/v1',
+        kind: 'AdmissionConfiguration',
+        plugins: [
+          {
+            name: 'ResourceQuota',
+            configuration: {
+              apiVersion: 'apiserver.config.k8s.io/v1',
+              kind: 'ResourceQuotaConfiguration',
+              limitedResources: [
+                { resource: 'pods', matchContains: ['requests.cpu'] },
+                { resource: 'pods', matchScopes: [{ scopeName: 'PriorityClass', operator: 'In', values: ['rq-critical'] }] },
+              ],
+            },
+          },
+        ],
+      }),
+    );
+    const limitedServer = await startInProcess({ etcd: env.etcd, args: [`--admission-control-config-file=${file}`] });
+    try {
+      const client = limitedServer.client;
+      expectCode(await client.post(api(ns, 'pods'), pod('free')), 201);
+      expectStatus(await client.post(api(ns, 'pods'), withResources('cpu', { cpu: '1' })), 403, 'Forbidden', 'pods "cpu" is forbidden: insufficient quota to consume: requests.cpu');
+      expectStatus(await client.post(api(ns, 'pods'), pod('critical', { priorityClassName: 'rq-critical' })), 500, '', 'insufficient quota to match these scopes: [{PriorityClass In [rq-critical]}]');
+      await quota(ns, 'critical', { pods: '10' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['rq-critical'] }] } });
+      await quota(ns, 'cpu', { 'requests.cpu': '2' });
+      await eventually(async () => (await client.get(`${api(ns, 'resourcequotas')}?resourceVersion=0`)).body.items.filter((q: any) => q.status?.hard).length === 2, 10_000, 'the quotas in the second replica\'s cache');
+      expectCode(await client.post(api(ns, 'pods'), withResources('cpu', { cpu: '1' })), 201);
+      expectCode(await client.post(api(ns, 'pods'), pod('critical', { priorityClassName: 'rq-critical', containers: [container('c', { requests: { cpu: '100m' } })] })), 201);
+    } finally {
+      await limitedServer.stop();
+    }
   });
 });

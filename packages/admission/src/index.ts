@@ -11,4 +11,5 @@ export * from './storage.js';
 export * from './certificates.js';
 export * from './resourcequota/admission.js';
 export * from './resourcequota/evaluators.js';
+export * from './resourcequota/config.js';
 export * as quotaResources from './resourcequota/resources.js';

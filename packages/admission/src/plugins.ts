@@ -20,6 +20,7 @@ import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
 import { createResourceQuota, type QuotaAccess } from './resourcequota/admission.js';
+import { parseQuotaConfiguration } from './resourcequota/config.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -99,7 +100,7 @@ const REGISTRY: readonly Registration[] = [
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },
   { name: 'ValidatingAdmissionWebhook', on, build: (d) => d.validatingWebhook?.() },
-  { name: 'ResourceQuota', on, build: (d) => d.quotas && createResourceQuota(d.quotas) },
+  { name: 'ResourceQuota', on, build: (d) => d.quotas && createResourceQuota(d.quotas, { limitedResources: parseQuotaConfiguration(d.pluginConfig?.('ResourceQuota')) }) },
   { name: 'AlwaysDeny', on: off, build: () => alwaysDeny },
 ];
 

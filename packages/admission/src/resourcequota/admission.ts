@@ -11,10 +11,11 @@
  * times at most. One batch at a time per namespace in a process, and the compare-and-swap across
  * processes, is what keeps concurrent requests from sharing the last unit.
  */
-import { internalError, isStatusError, type StoredObject } from '@plinth/api';
+import { internalError, isStatusError, StatusError, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { admissionForbidden } from '../forbidden.js';
-import { createEvaluatorRegistry, isIgnoredResource, quotaMatches, type Evaluator } from './evaluators.js';
+import { createEvaluatorRegistry, isIgnoredResource, quotaMatches, quotaScopes, type Evaluator, type ScopeRequirement } from './evaluators.js';
+import type { LimitedResource } from './config.js';
 import { add, lessThanOrEqual, mask, negatives, prettyPrint, prettyPrintNames, readList, removeZeros, subtractNonNegative, writeList, type ResourceList } from './resources.js';
 
 /** How the plugin reads and writes ResourceQuotas. */
@@ -31,6 +32,8 @@ export interface QuotaAccess {
 export interface ResourceQuotaOptions {
   /** How long a request waits for its batch (kube: 10 s). */
   timeoutMs?: number;
+  /** The configuration's limitedResources: consumable only under a covering quota. */
+  limitedResources?: LimitedResource[];
 }
 
 /** A quota as the check sees it: its status read once. */
@@ -71,10 +74,15 @@ const rvOf = (o: StoredObject): bigint => {
  * kube's CheckRequest: the quotas after charging the request, or a refusal. Quotas that do not
  * match are returned as they are.
  */
-export function checkRequest(quotas: readonly QuotaState[], attrs: AdmissionAttributes, evaluator: Evaluator): QuotaState[] {
+export function checkRequest(quotas: readonly QuotaState[], attrs: AdmissionAttributes, evaluator: Evaluator, limited: readonly LimitedResource[] = []): QuotaState[] {
   const obj = attrs.object!;
+  const limitedScopes = limited.flatMap((l) => evaluator.matchingScopes(obj, l.matchScopes));
+  const limitedNames = limitedByDefault(evaluator, obj, limited.filter((l) => l.apiGroup === attrs.resource.group && l.resource === attrs.resource.plural));
   const interesting: number[] = [];
+  const covered = new Set<string>();
+  const coveredScopes: ScopeRequirement[] = [];
   quotas.forEach((q, i) => {
+    coveredScopes.push(...evaluator.matchingScopes(obj, quotaScopes(q.obj)));
     if (!quotaMatches(evaluator, q.obj, obj)) return;
     const restricted = evaluator.matchingResources(Object.keys(q.hard));
     const why = evaluator.constraints(restricted, obj);
@@ -83,6 +91,7 @@ export function checkRequest(quotas: readonly QuotaState[], attrs: AdmissionAttr
       throw admissionForbidden(attrs, `status unknown for quota: ${q.obj.metadata.name}, resources: ${prettyPrintNames(restricted)}`);
     }
     interesting.push(i);
+    for (const r of restricted) covered.add(r);
   });
 
   let delta = evaluator.usage(obj);
@@ -94,7 +103,17 @@ export function checkRequest(quotas: readonly QuotaState[], attrs: AdmissionAttr
     if (prev.metadata.resourceVersion) delta = subtractNonNegative(delta, evaluator.usage(prev));
   }
   delta = removeZeros(delta);
-  if (Object.keys(delta).length === 0 || interesting.length === 0) return [...quotas];
+  if (Object.keys(delta).length === 0) return [...quotas];
+
+  const uncovered = [...new Set(limitedNames)].filter((n) => !covered.has(n));
+  if (uncovered.length > 0) throw admissionForbidden(attrs, `insufficient quota to consume: ${prettyPrintNames(uncovered)}`);
+  const uncoveredScopes = limitedScopes.filter((l) => !coveredScopes.some((c) => c.scopeName === l.scopeName));
+  if (uncoveredScopes.length > 0) {
+    // kube returns this one as a plain error, which its API answers as a 500 of unknown reason, printed as Go's %v.
+    const printed = uncoveredScopes.map((x) => `{${x.scopeName} ${x.operator} [${(x.values ?? []).join(' ')}]}`).join(' ');
+    throw new StatusError({ code: 500, reason: '', message: `insufficient quota to match these scopes: [${printed}]` });
+  }
+  if (interesting.length === 0) return [...quotas];
 
   const out = [...quotas];
   for (const i of interesting) {
@@ -113,11 +132,23 @@ export function checkRequest(quotas: readonly QuotaState[], attrs: AdmissionAttr
   return out;
 }
 
+/** kube's limitedByDefault: the usage names (with a positive amount) that contain a limited resource's matchContains. */
+function limitedByDefault(evaluator: Evaluator, obj: StoredObject, limited: readonly LimitedResource[]): string[] {
+  if (limited.length === 0) return [];
+  const usage = evaluator.usage(obj);
+  const out: string[] = [];
+  for (const l of limited) {
+    for (const [name, q] of Object.entries(usage)) if (q.sign() > 0 && l.matchContains.some((m) => name.includes(m))) out.push(name);
+  }
+  return out;
+}
+
 const sameUsage = (a: ResourceList, b: ResourceList): boolean => JSON.stringify(writeList(a)) === JSON.stringify(writeList(b));
 
 export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOptions = {}): AdmissionPlugin {
   const evaluatorFor = createEvaluatorRegistry();
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const limited = opts.limitedResources ?? [];
   /** Quotas this process wrote last, newer than the watch cache may be yet (kube's updatedQuotas). */
   const recent = new Map<string, StoredObject>();
   const pending = new Map<string, Waiter[]>();
@@ -143,7 +174,7 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
     for (const w of waiters) {
       let next: QuotaState[];
       try {
-        next = checkRequest(quotas, w.attrs, w.evaluator);
+        next = checkRequest(quotas, w.attrs, w.evaluator, limited);
       } catch (e) {
         w.result = e instanceof Error ? e : new Error(String(e));
         continue;
@@ -199,7 +230,7 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
 
   const checkBatch = async (ns: string, waiters: Waiter[]): Promise<void> => {
     const quotas = await getQuotas(ns);
-    if (quotas.length === 0) {
+    if (quotas.length === 0 && limited.length === 0) {
       for (const w of waiters) w.result = undefined;
       return;
     }
@@ -216,7 +247,7 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
         } catch (e) {
           for (const w of batch) w.result = e instanceof Error ? e : new Error(String(e));
         }
-        for (const w of batch) w.done(w.result === PENDING ? internalError(new Error('resource quota evaluation left a request undecided')) : w.result);
+        for (const w of batch) w.done(w.result === PENDING ? new Error('resource quota evaluation left a request undecided') : w.result);
       }
     } finally {
       running.delete(ns);
@@ -238,7 +269,8 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
           clearTimeout(timer);
           if (settled) return;
           settled = true;
-          if (result) reject(isStatusError(result) ? result : internalError(result));
+          // An error that is not a Status is answered as kube's API answers one: 500, no reason.
+          if (result) reject(isStatusError(result) ? result : new StatusError({ code: 500, reason: '', message: result.message }));
           else resolve();
         },
       };
@@ -259,7 +291,7 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
       const evaluator = evaluatorFor(group, plural);
       if (!evaluator.handles(attrs.operation)) return;
       // No quota in the namespace (as the cache has it, as kube's lister): nothing to charge, no batch to join.
-      if ((await access.list(attrs.namespace)).length === 0) return;
+      if (limited.length === 0 && (await access.list(attrs.namespace)).length === 0) return;
       await evaluate(attrs, evaluator);
     },
   };
