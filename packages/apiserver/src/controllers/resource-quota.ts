@@ -88,10 +88,15 @@ export async function calculateUsage(
 export function startResourceQuotaController(deps: ResourceQuotaControllerDeps): () => void {
   const evaluatorFor = createEvaluatorRegistry();
   const statusStrategy = deps.quotas.def.subresources.find((s) => s.name === 'status')!.strategy!;
-  const listObjects = async (group: string, resource: string, namespace: string): Promise<StoredObject[] | undefined> => {
+  /**
+   * The namespace's objects from the watch cache, once it has caught up with `atLeast` (the quota's
+   * revision): everything stored before the quota was read is counted. (A request charged to the
+   * quota but not stored yet is not, as in kube, whose controller reads its informers.)
+   */
+  const listObjects = (atLeast: string) => async (group: string, resource: string, namespace: string): Promise<StoredObject[] | undefined> => {
     const store = deps.storeFor(group, resource);
     if (!store) return undefined;
-    return (await store.list({ user: CONTROLLER_USER, namespace }, { resourceVersion: '0' })).items;
+    return (await store.list({ user: CONTROLLER_USER, namespace }, { resourceVersion: atLeast, resourceVersionMatch: 'NotOlderThan' })).items;
   };
 
   const queue = createWorkQueue({
@@ -112,7 +117,7 @@ export function startResourceQuotaController(deps: ResourceQuotaControllerDeps):
       const specHard = readList(field(quota['spec'], 'hard'));
       const statusHard = readList(field(quota['status'], 'hard'));
       const oldUsed = readList(field(quota['status'], 'used'));
-      const computed = await calculateUsage(quota, specHard, evaluatorFor, listObjects);
+      const computed = await calculateUsage(quota, specHard, evaluatorFor, listObjects(quota.metadata.resourceVersion ?? '0'));
       const used = mask({ ...oldUsed, ...computed }, Object.keys(specHard));
       if (equals(specHard, statusHard) && equals(used, oldUsed)) return;
       const next = structuredClone(quota);
