@@ -25,7 +25,7 @@ async function namespace(name: string): Promise<void> {
 }
 
 /** Creates a quota and waits for the controller to fill its status. */
-async function quota(ns: string, name: string, hard: Record<string, string>, spec: Spec = {}): Promise<Record<string, any>> {
+async function quota(ns: string, name: string, hard: Record<string, string>, spec: Spec = {}) {
   expectCode(await env.plinth.client.post(api(ns, 'resourcequotas'), { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec: { hard, ...spec } }), 201);
   return eventually(async () => {
     const q = (await env.plinth.client.get(`${api(ns, 'resourcequotas')}/${name}`)).body;
@@ -180,7 +180,7 @@ describe('ResourceQuota', () => {
       expectCode(await env.plinth.client.post('/apis/storage.k8s.io/v1/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'example.com/disk', allowVolumeExpansion: true }), 201);
     }
     expectCode(await env.plinth.client.post(api(ns, 'persistentvolumeclaims'), claim('silver', '100Mi', 'silver')), 201);
-    const bind = async (name: string): Promise<Record<string, any>> => {
+    const bind = async (name: string) => {
       const cur = (await env.plinth.client.get(`${api(ns, 'persistentvolumeclaims')}/${name}`)).body;
       cur.status = { phase: 'Bound', capacity: cur.spec.resources.requests };
       const res = await env.plinth.client.put(`${api(ns, 'persistentvolumeclaims')}/${name}/status`, cur);
@@ -319,7 +319,7 @@ describe('ResourceQuota', () => {
       expectStatus(await client.post(api(ns, 'pods'), pod('critical', { priorityClassName: 'rq-critical' })), 500, '', 'insufficient quota to match these scopes: [{PriorityClass In [rq-critical]}]');
       await quota(ns, 'critical', { pods: '10' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['rq-critical'] }] } });
       await quota(ns, 'cpu', { 'requests.cpu': '2' });
-      await eventually(async () => (await client.get(`${api(ns, 'resourcequotas')}?resourceVersion=0`)).body.items.filter((q: any) => q.status?.hard).length === 2, 10_000, 'the quotas in the second replica\'s cache');
+      await eventually(async () => (await client.get(`${api(ns, 'resourcequotas')}?resourceVersion=0`)).body.items.filter((q: { status?: { hard?: unknown } }) => q.status?.hard).length === 2, 10_000, 'the quotas in the second replica\'s cache');
       expectCode(await client.post(api(ns, 'pods'), withResources('cpu', { cpu: '1' })), 201);
       expectCode(await client.post(api(ns, 'pods'), pod('critical', { priorityClassName: 'rq-critical', containers: [container('c', { requests: { cpu: '100m' } })] })), 201);
     } finally {
