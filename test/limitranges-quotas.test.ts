@@ -194,7 +194,7 @@ describe('resourcequotas', () => {
     // The controller recalculates the usage of the new hard limits: the real counts replace the ones written above.
     const synced = await eventually(async () => {
       const q = (await env.plinth.client.get(`${RQ}/team`)).body;
-      return q.status.hard.pods === '20' ? q : undefined;
+      return q.status.hard.pods === '20' && q.status.used.pods === '0' ? q : undefined;
     }, 10_000, 'the recalculated quota');
     assert.deepEqual(synced.status.used, { 'requests.cpu': '0', 'limits.memory': '0', pods: '0', 'count/deployments.apps': '0' });
     const badStatus = structuredClone(synced);

@@ -37,6 +37,8 @@ export interface ResourceQuotaControllerDeps {
   log: Logger;
   /** kube's --resource-quota-sync-period (ms); default 5 minutes. */
   resyncMs?: number;
+  /** How long a lower usage waits before it is written (ms); default 2 s. See `process`. */
+  settleMs?: number;
 }
 
 const field = (o: unknown, k: string): unknown => (isPlainObject(o) ? o[k] : undefined);
@@ -88,16 +90,19 @@ export async function calculateUsage(
 export function startResourceQuotaController(deps: ResourceQuotaControllerDeps): () => void {
   const evaluatorFor = createEvaluatorRegistry();
   const statusStrategy = deps.quotas.def.subresources.find((s) => s.name === 'status')!.strategy!;
+  const settleMs = deps.settleMs ?? 2_000;
   /**
-   * The namespace's objects from the watch cache, once it has caught up with `atLeast` (the quota's
-   * revision): everything stored before the quota was read is counted. (A request charged to the
-   * quota but not stored yet is not, as in kube, whose controller reads its informers.)
+   * The namespace's objects from the watch cache once it has caught up with `atLeast` (the quota's
+   * revision: everything stored before the quota was read is counted), or a consistent read.
    */
-  const listObjects = (atLeast: string) => async (group: string, resource: string, namespace: string): Promise<StoredObject[] | undefined> => {
+  const listObjects = (atLeast: string | undefined) => async (group: string, resource: string, namespace: string): Promise<StoredObject[] | undefined> => {
     const store = deps.storeFor(group, resource);
     if (!store) return undefined;
-    return (await store.list({ user: CONTROLLER_USER, namespace }, { resourceVersion: atLeast, resourceVersionMatch: 'NotOlderThan' })).items;
+    const opts = atLeast === undefined ? {} : ({ resourceVersion: atLeast, resourceVersionMatch: 'NotOlderThan' } as const);
+    return (await store.list({ user: CONTROLLER_USER, namespace }, opts)).items;
   };
+  /** Quotas whose usage would go down: the revision read and when it may be written. */
+  const settling = new Map<string, { rv: string; at: number }>();
 
   const queue = createWorkQueue({
     name: 'resourcequota',
@@ -114,11 +119,29 @@ export function startResourceQuotaController(deps: ResourceQuotaControllerDeps):
         if (isNotFound(e)) return;
         throw e;
       }
+      const rv = quota.metadata.resourceVersion ?? '0';
       const specHard = readList(field(quota['spec'], 'hard'));
       const statusHard = readList(field(quota['status'], 'hard'));
       const oldUsed = readList(field(quota['status'], 'used'));
-      const computed = await calculateUsage(quota, specHard, evaluatorFor, listObjects(quota.metadata.resourceVersion ?? '0'));
-      const used = mask({ ...oldUsed, ...computed }, Object.keys(specHard));
+      const pending = settling.get(key);
+      const settled = pending !== undefined && pending.rv === rv && Date.now() >= pending.at;
+      const computed = await calculateUsage(quota, specHard, evaluatorFor, listObjects(settled ? undefined : rv));
+      let used = mask({ ...oldUsed, ...computed }, Object.keys(specHard));
+      // A request admission charged just before the quota was read may not be stored yet, so a
+      // count lower than the charged usage may be missing it: lowering `used` then would let the
+      // next request over the limit. So usage is raised at once but lowered only when the quota
+      // has not been charged for `settleMs` (its resourceVersion is the one read then), from a
+      // consistent read, written with that resourceVersion as precondition.
+      const lower = Object.keys(used).some((k) => k in oldUsed && used[k]!.cmp(oldUsed[k]!) < 0);
+      if (lower && !settled) {
+        if (pending?.rv !== rv) {
+          settling.set(key, { rv, at: Date.now() + settleMs });
+          setTimeout(() => queue.add(key), settleMs).unref();
+        }
+        used = Object.fromEntries(Object.entries(used).map(([k, q]) => [k, k in oldUsed && q.cmp(oldUsed[k]!) < 0 ? oldUsed[k]! : q]));
+      } else {
+        settling.delete(key);
+      }
       if (equals(specHard, statusHard) && equals(used, oldUsed)) return;
       const next = structuredClone(quota);
       next['status'] = { hard: writeList(specHard), used: writeList(used) };
@@ -158,7 +181,9 @@ export function startResourceQuotaController(deps: ResourceQuotaControllerDeps):
     }),
     ...deps.monitored().map((store) => {
       const { group, plural } = store.def;
-      const watchesChanges = group === '' && (plural === 'pods' || plural === 'services' || plural === 'persistentvolumeclaims');
+      // Updates free quota only when a pod ends or a service changes type (kube's replenishment
+      // filters; a claim's update never does while RecoverVolumeExpansionFailure is off).
+      const watchesChanges = group === '' && (plural === 'pods' || plural === 'services');
       return runInformer({
         store,
         scope: { user: CONTROLLER_USER, namespace: '' },
@@ -167,7 +192,6 @@ export function startResourceQuotaController(deps: ResourceQuotaControllerDeps):
         changesOnly: true,
         types: watchesChanges ? ['DELETED', 'MODIFIED'] : ['DELETED'],
         onObject: (type, obj) => {
-          // A pod charges less once it ends; a service or claim may charge less after an update.
           if (type === 'MODIFIED' && plural === 'pods' && isQuotaChargedPod(obj)) return;
           return replenish(group, plural, obj.metadata.namespace);
         },
