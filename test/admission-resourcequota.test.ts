@@ -260,6 +260,27 @@ describe('ResourceQuota', () => {
     assert.equal(Number((await used(ns, 'cm'))['configmaps']), start + 20);
   });
 
+  it('never over-admits while deletes make the controller recount during creates', async () => {
+    const ns = 'rq-churn';
+    await namespace(ns);
+    await quota(ns, 'cm', { 'count/configmaps': '5' });
+    const cm = (name: string): Spec => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    const start = Number((await used(ns, 'cm'))['count/configmaps']);
+    for (let i = start; i < 5; i++) expectCode(await env.plinth.client.post(api(ns, 'configmaps'), cm(`seed-${i}`)), 201);
+    const count = async (): Promise<number> => (await env.plinth.client.get(api(ns, 'configmaps'))).body.items.length;
+    for (let round = 0; round < 15; round++) {
+      const victim = (await env.plinth.client.get(api(ns, 'configmaps'))).body.items.find((c: { metadata: { name: string } }) => c.metadata.name !== 'kube-root-ca.crt');
+      // One delete frees one unit; the controller recounts while the creates are charged and stored.
+      await Promise.all([
+        victim && env.plinth.client.delete(`${api(ns, 'configmaps')}/${victim.metadata.name}`),
+        ...Array.from({ length: 3 }, (_, i) => new Promise((r) => setTimeout(r, i * 15)).then(() => env.plinth.client.post(api(ns, 'configmaps'), cm(`r${round}-${i}`)))),
+      ]);
+      assert.ok((await count()) <= 5, `round ${round}: ${await count()} configmaps under a quota of 5`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await eventually(async () => Number((await used(ns, 'cm'))['count/configmaps']) === (await count()), 10_000, 'usage to match the configmaps');
+  });
+
   it('admits exactly one of 20 creates split across two replicas: the quota status write is a compare-and-swap', async () => {
     const ns = 'rq-replicas';
     await namespace(ns);

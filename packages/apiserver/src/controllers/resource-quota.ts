@@ -37,7 +37,7 @@ export interface ResourceQuotaControllerDeps {
   log: Logger;
   /** kube's --resource-quota-sync-period (ms); default 5 minutes. */
   resyncMs?: number;
-  /** How long a lower usage waits before it is written (ms); default 2 s. See `process`. */
+  /** How long a lower usage waits before it is written (ms); default 1 s. See `process`. */
   settleMs?: number;
 }
 
@@ -90,7 +90,7 @@ export async function calculateUsage(
 export function startResourceQuotaController(deps: ResourceQuotaControllerDeps): () => void {
   const evaluatorFor = createEvaluatorRegistry();
   const statusStrategy = deps.quotas.def.subresources.find((s) => s.name === 'status')!.strategy!;
-  const settleMs = deps.settleMs ?? 2_000;
+  const settleMs = deps.settleMs ?? 1_000;
   /**
    * The namespace's objects from the watch cache once it has caught up with `atLeast` (the quota's
    * revision: everything stored before the quota was read is counted), or a consistent read.
