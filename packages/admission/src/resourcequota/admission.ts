@@ -55,6 +55,8 @@ interface Waiter {
 }
 
 const RETRIES = 3;
+/** Quotas remembered as last written (kube keeps 100; a replica here may serve many namespaces). */
+const RECENT_MAX = 1000;
 
 const stateOf = (obj: StoredObject): QuotaState => ({
   obj,
@@ -199,7 +201,11 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
       next['status'] = { ...(next['status'] as Record<string, unknown>), used: writeList(q.used) };
       try {
         const stored = await access.updateStatus(next);
-        recent.set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored);
+        const key = `${stored.metadata.namespace}/${stored.metadata.name}`;
+        recent.delete(key);
+        recent.set(key, stored);
+        // Bounded as kube's LRU of updated quotas: the oldest entry goes first.
+        if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
       } catch (e) {
         failed.push(q);
         lastErr = e instanceof Error ? e : new Error(String(e));
