@@ -220,6 +220,38 @@ describe('ResourceQuota', () => {
     await eventually(async () => (await used(ns, 'counts'))['count/deployments.apps'] === '0', 10_000, 'the deployment count after the delete');
   });
 
+  it('counts custom resources as count/<plural>.<group>', async () => {
+    const ns = 'rq-crs';
+    await namespace(ns);
+    const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    expectCode(
+      await env.plinth.client.post(CRDS, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'widgets.quota.example.com' },
+        spec: {
+          group: 'quota.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      }),
+      201,
+    );
+    await eventually(async () => {
+      const r = await env.plinth.client.get(`${CRDS}/widgets.quota.example.com`);
+      return r.body?.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
+    }, 10_000, 'the CRD Established');
+    const widgets = `/apis/quota.example.com/v1/namespaces/${ns}/widgets`;
+    const widget = (name: string): Spec => ({ apiVersion: 'quota.example.com/v1', kind: 'Widget', metadata: { name } });
+    expectCode(await env.plinth.client.post(widgets, widget('w1')), 201);
+    const q = await quota(ns, 'crs', { 'count/widgets.quota.example.com': '2' });
+    assert.deepEqual(q.status.used, { 'count/widgets.quota.example.com': '1' }, 'the controller counts the existing one');
+    expectCode(await env.plinth.client.post(widgets, widget('w2')), 201);
+    expectStatus(await env.plinth.client.post(widgets, widget('w3')), 403, 'Forbidden',
+      'widgets.quota.example.com "w3" is forbidden: exceeded quota: crs, requested: count/widgets.quota.example.com=1, used: count/widgets.quota.example.com=2, limited: count/widgets.quota.example.com=2');
+  });
+
   it('admits exactly one of 20 concurrent pod creates racing for the last unit', async () => {
     const ns = 'rq-race-pods';
     await namespace(ns);
