@@ -134,10 +134,10 @@ export function startResourceQuotaController(deps: ResourceQuotaControllerDeps):
       // consistent read, written with that resourceVersion as precondition.
       const lower = Object.keys(used).some((k) => k in oldUsed && used[k]!.cmp(oldUsed[k]!) < 0);
       if (lower && !settled) {
-        if (pending?.rv !== rv) {
-          settling.set(key, { rv, at: Date.now() + settleMs });
-          setTimeout(() => queue.add(key), settleMs).unref();
-        }
+        const at = pending?.rv === rv ? pending.at : Date.now() + settleMs;
+        settling.set(key, { rv, at });
+        // Come back when it is due (a timer that fired a little early comes back again).
+        setTimeout(() => queue.add(key), Math.max(1, at - Date.now())).unref();
         used = Object.fromEntries(Object.entries(used).map(([k, q]) => [k, k in oldUsed && q.cmp(oldUsed[k]!) < 0 ? oldUsed[k]! : q]));
       } else {
         settling.delete(key);
