@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { decodeProtobuf } from '@plinth/apiserver';
-import { kubectlPath, usePlinth } from './harness.js';
+import { eventually, kubectlPath, usePlinth } from './harness.js';
 import { causeFields, expectCode, expectStatus } from './assertions.js';
 
 const env = usePlinth();
@@ -132,7 +132,7 @@ describe('resourcequotas', () => {
     });
     expectCode(created, 201);
     assert.deepEqual(created.body.spec.hard, { 'requests.cpu': '1', 'limits.memory': '2Gi', pods: '10', 'count/deployments.apps': '3' });
-    assert.deepEqual(created.body.status, {}, 'no quota controller: the status starts empty');
+    assert.deepEqual(created.body.status, {}, 'the status starts empty: the quota controller fills it in afterwards');
   });
 
   it("refuse bad names, quantities and scopes with kube's causes", async () => {
@@ -158,7 +158,11 @@ describe('resourcequotas', () => {
   });
 
   it('keep scopes immutable, status on /status only and spec away from /status', async () => {
-    const cur = (await env.plinth.client.get(`${RQ}/team`)).body;
+    // Once the quota controller has written the status, nothing else writes this quota.
+    const cur = await eventually(async () => {
+      const q = (await env.plinth.client.get(`${RQ}/team`)).body;
+      return q.status?.hard ? q : undefined;
+    }, 10_000, 'the quota controller');
     const scoped = structuredClone(cur);
     scoped.spec.scopes = ['NotTerminating'];
     expectStatus(
@@ -187,7 +191,13 @@ describe('resourcequotas', () => {
     assert.equal(mres.body.spec.hard.pods, '20');
     assert.equal(mres.body.status.used.pods, '2', 'the resource keeps the status');
 
-    const badStatus = structuredClone(mres.body);
+    // The controller recalculates the usage of the new hard limits: the real counts replace the ones written above.
+    const synced = await eventually(async () => {
+      const q = (await env.plinth.client.get(`${RQ}/team`)).body;
+      return q.status.hard.pods === '20' && q.status.used.pods === '0' ? q : undefined;
+    }, 10_000, 'the recalculated quota');
+    assert.deepEqual(synced.status.used, { 'requests.cpu': '0', 'limits.memory': '0', pods: '0', 'count/deployments.apps': '0' });
+    const badStatus = structuredClone(synced);
     badStatus.status.used.pods = '-3';
     expectStatus(await env.plinth.client.put(`${RQ}/team/status`, badStatus), 422, 'Invalid', 'ResourceQuota "team" is invalid: status.used[pods]: Invalid value: "-3": must be greater than or equal to 0');
   });
@@ -221,13 +231,13 @@ describe('resourcequotas', () => {
     assert.match(blocks[2]![0]!, /^NAME\s+CREATED AT$/);
     assert.match(blocks[2]![1]!, /^limitrange\/by-put\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.match(blocks[3]![0]!, /^NAME\s+AGE\s+REQUEST\s+LIMIT$/);
-    assert.match(blocks[3]![1]!, /^resourcequota\/team\s+\d+s\s+count\/deployments\.apps: 1\/3, pods: 2\/10, requests\.cpu: 250m\/1\s+limits\.memory: 512Mi\/2Gi$/);
+    assert.match(blocks[3]![1]!, /^resourcequota\/team\s+\d+s\s+count\/deployments\.apps: 0\/3, pods: 0\/20, requests\.cpu: 0\/1\s+limits\.memory: 0\/2Gi$/);
 
     const described = await kubectl('describe', 'quota', 'team', '-n', NS);
     assert.match(described, /^Name:\s+team$/m);
     assert.match(described, /^Resource\s+Used\s+Hard$/m);
-    assert.match(described, /^requests\.cpu\s+250m\s+1$/m);
-    assert.match(described, /^pods\s+2\s+10$/m);
+    assert.match(described, /^requests\.cpu\s+0\s+1$/m);
+    assert.match(described, /^pods\s+0\s+20$/m);
   });
 
   it('select by metadata fields only, and answer in Protobuf', async () => {
@@ -243,7 +253,7 @@ describe('resourcequotas', () => {
     const quota = decodeProtobuf(pb.raw) as { kind: string; spec: { hard: Record<string, string> }; status: { used: Record<string, string> } };
     assert.equal(quota.kind, 'ResourceQuota');
     assert.equal(quota.spec.hard['requests.cpu'], '1');
-    assert.equal(quota.status.used['limits.memory'], '512Mi');
+    assert.equal(quota.status.used['limits.memory'], '0');
     const lpb = await env.plinth.client.get(`${LR}/compute`, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
     expectCode(lpb, 200);
     const lr = decodeProtobuf(lpb.raw) as { kind: string; spec: { limits: Array<{ type: string; max: unknown }> } };

@@ -22,3 +22,7 @@ export * from './pod-node-selector.js';
 export * from './namespace-autoprovision.js';
 export * from './pod-toleration-restriction.js';
 export * from './podsecurity/index.js';
+export * from './resourcequota/admission.js';
+export * from './resourcequota/evaluators.js';
+export * from './resourcequota/config.js';
+export * as quotaResources from './resourcequota/resources.js';

@@ -31,6 +31,8 @@ import { createPodNodeSelector } from './pod-node-selector.js';
 import { createNamespaceAutoProvision, type NamespaceCreator } from './namespace-autoprovision.js';
 import { createPodTolerationRestriction } from './pod-toleration-restriction.js';
 import { createPodSecurity, loadPodSecurityConfig, type PodSecurityMetrics } from './podsecurity/index.js';
+import { createResourceQuota, type QuotaAccess } from './resourcequota/admission.js';
+import { parseQuotaConfiguration } from './resourcequota/config.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -57,6 +59,8 @@ export interface PluginDeps {
    * confirmed by a quorum read (namespace '' for cluster-scoped). Unset: NodeRestriction is not built.
    */
   getObject?: (group: string, version: string, plural: string, namespace: string, name: string) => Promise<StoredObject | undefined>;
+  /** The ResourceQuotas and their status writes (ResourceQuota); unset: that plugin runs nothing. */
+  quotas?: QuotaAccess;
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
   /** Creates a namespace as kube's loopback client (NamespaceAutoProvision); unset: that plugin is not built. */
@@ -134,7 +138,7 @@ const REGISTRY: readonly Registration[] = [
   // webhook, resourcequota and deny plugins go at the end (kube's comment).
   { name: 'MutatingAdmissionWebhook', on, build: (d) => d.mutatingWebhook?.() },
   { name: 'ValidatingAdmissionWebhook', on, build: (d) => d.validatingWebhook?.() },
-  { name: 'ResourceQuota', on },
+  { name: 'ResourceQuota', on, build: (d) => d.quotas && createResourceQuota(d.quotas, { limitedResources: parseQuotaConfiguration(d.pluginConfig?.('ResourceQuota')) }) },
   { name: 'AlwaysDeny', on: off, build: () => alwaysDeny },
 ];
 

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { rootCertificates as tlsRootCertificates } from 'node:tls';
-import { Catalog, apiVersionOf, builtinResources, isStored, storageDefOf, storagePathOf, type ResourceDefinition, type StoredObject } from '@plinth/api';
+import { Catalog, apiVersionOf, builtinResources, isStored, storageDefOf, storagePathOf, type ResourceDefinition, type StoredObject, type UserInfo } from '@plinth/api';
 import { EtcdStore, WatchCaches, createKeyFunctions, withTTL, isKeyNotFound, startCompactor, startEmbeddedEtcd, type Compactor, type EmbeddedEtcd, type KeyFunctions, type Store } from '@plinth/storage';
-import { createAdmission, createMutatingWebhookPlugin, createValidatingWebhookPlugin, type AdmissionChain } from '@plinth/admission';
+import { createAdmission, isIgnoredResource, createMutatingWebhookPlugin, createValidatingWebhookPlugin, type AdmissionChain } from '@plinth/admission';
 import { buildAuthenticator, buildAuthorizer, createServiceAccountTokenIssuer, loadServiceAccountKeys, type Authenticator, type Authorizer, type TokenIssuer } from '@plinth/auth';
 import type { CompletedOptions } from './options.js';
 import type { Logger } from './log.js';
@@ -48,6 +48,10 @@ import { startupStep } from './startup.js';
 import { PriorityAndFairness } from './filters/priority-and-fairness.js';
 import { ensureFlowcontrolBootstrap, startFlowcontrolConfig } from './controllers/flowcontrol.js';
 import { createServiceComponents, type ServiceComponents } from './services/components.js';
+import { startResourceQuotaController } from './controllers/resource-quota.js';
+
+/** kube's quota admission writes quota status through the loopback client, as system:apiserver. */
+const QUOTA_ADMISSION_USER: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
 
 export interface TLSMaterial {
   certFile: string;
@@ -289,6 +293,20 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       },
       featureGate: (name) => Object.hasOwn(FEATURE_GATES, name) && options.featureGates.enabled(name as FeatureName),
       ...(metrics.recording ? { podSecurityMetrics: createPodSecurityMetrics(metrics.registry) } : {}),
+      // ResourceQuota: the namespace's quotas from the watch cache (or etcd), and kube's UpdateStatus
+      // with the quota's resourceVersion as precondition. The stores are built below.
+      quotas: {
+        list: async (namespace, fresh) => {
+          const d = def('', 'v1', 'resourcequotas');
+          return (await storeOf.get(d)!.list(keys.collectionPrefix(storagePathOf(d), namespace), fresh ? {} : { resourceVersion: '0' })).items;
+        },
+        updateStatus: async (quota) => {
+          const d = def('', 'v1', 'resourcequotas');
+          const status = d.subresources.find((s) => s.name === 'status')!.strategy!;
+          const scope = { user: QUOTA_ADMISSION_USER, namespace: quota.metadata.namespace! };
+          return (await stores.get(d)!.update(scope, quota.metadata.name!, quota, {}, status)).object;
+        },
+      },
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
@@ -527,6 +545,21 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       ...(signers.size > 0
         ? [{ name: 'csrsigning', start: () => startCSRSigning({ csrs: stores.get(def('certificates.k8s.io', 'v1', 'certificatesigningrequests'))!, signers, durationMs: opts.clusterSigningDuration, log }) }]
         : []),
+      // kube-controller-manager's resourcequota controller: status.hard and status.used of every quota.
+      {
+        name: 'resourcequota',
+        start: () =>
+          startResourceQuotaController({
+            quotas: stores.get(def('', 'v1', 'resourcequotas'))!,
+            storeFor: (group, resource) => {
+              // Built-in resources, then custom resources (their stores join `stores` as CRDs are established).
+              const d = [...builtinNamespaced, ...catalog.namespacedResources()].find((x) => x.group === group && x.plural === resource);
+              return d && (stores.get(storageDefOf(d)) ?? stores.get(d));
+            },
+            monitored: () => [...new Set(builtinNamespaced.map((d) => storageDefOf(d)))].filter((d) => !isIgnoredResource(d.group, d.plural)).flatMap((d) => stores.get(d) ?? []),
+            log,
+          }),
+      },
       apiextensions.singleton,
     ];
 
