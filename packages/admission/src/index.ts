@@ -9,3 +9,7 @@ export * from './plugins.js';
 export * from './webhook/index.js';
 export * from './storage.js';
 export * from './certificates.js';
+export * from './serviceaccount.js';
+export * from './default-toleration-seconds.js';
+export * from './node-taint.js';
+export * from './pod-secret-names.js';

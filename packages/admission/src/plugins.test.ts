@@ -35,7 +35,7 @@ const rejects = async (p: Promise<unknown>, code: number, message: RegExp): Prom
 
 test('the default set is kube 1.24\'s default-on plugins that plinth implements, in kube\'s order', () => {
   assert.deepEqual(DEFAULT_ON_PLUGINS, [
-    'NamespaceLifecycle', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
     'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
   ]);
   assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), DEFAULT_ON_PLUGINS);
@@ -47,14 +47,14 @@ test('enabled plugins run in kube\'s recommended order whatever the flag order; 
   const sel = { enable: ['AlwaysDeny', 'NamespaceExists', 'AlwaysAdmit'], disable: ['MutatingAdmissionWebhook'] };
   assert.deepEqual(validateAdmissionPlugins(sel), []);
   assert.deepEqual(enabledAdmissionPlugins(sel), [
-    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
+    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection',
     'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ValidatingAdmissionWebhook', 'AlwaysDeny',
   ]);
   // Disabling a kube default plinth does not run (it admits Pods only) is honoured as it stands.
   const off = { enable: [], disable: ['NamespaceLifecycle', 'LimitRanger'] };
   assert.deepEqual(validateAdmissionPlugins(off), []);
   assert.deepEqual(enabledAdmissionPlugins(off), [
-    'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
     'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook',
   ]);
 });

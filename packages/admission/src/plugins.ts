@@ -19,6 +19,9 @@ import { createDefaultStorageClass, createPersistentVolumeClaimResize, createSto
 import { createPriority } from './priority.js';
 import { createRuntimeClass } from './runtimeclass.js';
 import { createDefaultIngressClass } from './default-ingress-class.js';
+import { createServiceAccount } from './serviceaccount.js';
+import { createDefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { createTaintNodesByCondition } from './node-taint.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -40,6 +43,14 @@ export interface PluginDeps {
    * read them are not built.
    */
   listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean; namespace?: string }) => Promise<StoredObject[]>;
+  /**
+   * One object of a built-in resource as the watch cache has it, or as etcd has it now (`fresh`,
+   * to confirm a miss before refusing); undefined when absent. Unset: the plugins that read one
+   * object (ServiceAccount) are not built.
+   */
+  getObject?: (group: string, version: string, plural: string, namespace: string, name: string, opts?: { fresh?: boolean }) => Promise<StoredObject | undefined>;
+  /** `--default-not-ready-toleration-seconds` / `--default-unreachable-toleration-seconds` (kube's 300 each when unset). */
+  defaultTolerationSeconds?: { notReady: number; unreachable: number };
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
 }
@@ -57,8 +68,6 @@ interface Registration {
 
 const on = true;
 const off = false;
-// kube admits only Pods here (plugin/pkg/admission/serviceaccount shouldIgnore); plinth serves none.
-const admitsNothingPlinthServes: Factory = () => undefined;
 
 /** One line per plugin, in kube 1.24's AllOrderedPlugins order. */
 const REGISTRY: readonly Registration[] = [
@@ -69,16 +78,24 @@ const REGISTRY: readonly Registration[] = [
   { name: 'SecurityContextDeny', on: off },
   { name: 'LimitPodHardAntiAffinityTopology', on: off },
   { name: 'LimitRanger', on },
-  { name: 'ServiceAccount', on, build: admitsNothingPlinthServes },
+  {
+    name: 'ServiceAccount',
+    on,
+    build: (d) => d.getObject && createServiceAccount({ getServiceAccount: (ns, name, fresh) => d.getObject!('', 'v1', 'serviceaccounts', ns, name, { fresh }) }),
+  },
   { name: 'NodeRestriction', on: off },
-  { name: 'TaintNodesByCondition', on },
+  { name: 'TaintNodesByCondition', on, build: () => createTaintNodesByCondition() },
   { name: 'AlwaysPullImages', on: off },
   { name: 'ImagePolicyWebhook', on: off },
   { name: 'PodSecurity', on },
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off },
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
-  { name: 'DefaultTolerationSeconds', on },
+  {
+    name: 'DefaultTolerationSeconds',
+    on,
+    build: (d) => createDefaultTolerationSeconds({ notReadySeconds: d.defaultTolerationSeconds?.notReady ?? 300, unreachableSeconds: d.defaultTolerationSeconds?.unreachable ?? 300 }),
+  },
   { name: 'PodTolerationRestriction', on: off },
   { name: 'EventRateLimit', on: off },
   { name: 'ExtendedResourceToleration', on: off },

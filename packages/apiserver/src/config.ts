@@ -31,6 +31,7 @@ import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escal
 import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
+import { startRootCACertPublisher } from './controllers/root-ca-cert-publisher.js';
 import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { createRBACSource } from './controllers/rbac-source.js';
@@ -275,6 +276,12 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
       },
       pluginConfig: (name) => options.admissionConfig.get(name),
+      // The ServiceAccount plugin's lister: the watch cache, or etcd itself to confirm a miss.
+      getObject: (group, version, plural, namespace, name, opts) => {
+        const d = def(group, version, plural);
+        return (opts?.fresh ? cachedGetter(storage, (ns, n) => keys.objectKey(storagePathOf(d), d.namespaced ? ns : undefined, n), 'live') : getterOf(d, false))(namespace, name);
+      },
+      defaultTolerationSeconds: { notReady: opts.defaultNotReadyTolerationSeconds, unreachable: opts.defaultUnreachableTolerationSeconds },
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
@@ -504,6 +511,18 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       {
         name: 'pvc-protection',
         start: () => startPVCProtection({ persistentVolumeClaims: stores.get(def('', 'v1', 'persistentvolumeclaims'))!, pods: stores.get(def('', 'v1', 'pods'))!, log }),
+      },
+      // kube-controller-manager's root-ca-cert-publisher: kube-root-ca.crt in every namespace, for
+      // the projected volume the ServiceAccount plugin mounts (the CA of the serving certificate).
+      {
+        name: 'root-ca-cert-publisher',
+        start: () =>
+          startRootCACertPublisher({
+            namespaces,
+            configMaps: stores.get(def('', 'v1', 'configmaps'))!,
+            rootCA: readFileSync(tls.caFile ?? tls.certFile, 'utf8'),
+            log,
+          }),
       },
       { name: 'pv-protection', start: () => startPVProtection({ persistentVolumes: stores.get(def('', 'v1', 'persistentvolumes'))!, log }) },
       apiextensions.singleton,

@@ -29,9 +29,9 @@ test('bad authentication flags fail start-up with every problem named', () => {
 });
 
 test('admission flags: kube 1.24 defaults plinth implements, in kube order; bad names fail with kube\'s messages', () => {
-  assert.deepEqual(completeOptions(parseFlags([])).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+  assert.deepEqual(completeOptions(parseFlags([])).admissionPlugins, ['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
   const o = completeOptions(parseFlags(['--enable-admission-plugins=AlwaysDeny,NamespaceExists', '--disable-admission-plugins=ServiceAccount,LimitRanger']));
-  assert.deepEqual(o.admissionPlugins, ['NamespaceLifecycle', 'NamespaceExists', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+  assert.deepEqual(o.admissionPlugins, ['NamespaceLifecycle', 'NamespaceExists', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
   assert.throws(
     () => completeOptions(parseFlags(['--enable-admission-plugins=Nope', '--oidc-issuer-url=https://idp.example'])),
     (e) => e instanceof FlagError && /plugin "Nope" is unknown/.test(e.message) && /oidc-client-id/.test(e.message),
