@@ -126,6 +126,14 @@ describe('ServiceAccount admission', () => {
       'pods "env" is forbidden: container c with envVar PASS referencing secret.secretName="other" is not allowed because service account strict does not reference that secret');
     expectStatus(await env.plinth.client.post(pods('sa-enforce'), pod('pull', { serviceAccountName: 'strict', imagePullSecrets: [{ name: 'pull' }, { name: 'nope' }] })), 403, 'Forbidden',
       'pods "pull" is forbidden: imagePullSecrets[1].name="nope" is not allowed because service account strict does not reference that imagePullSecret');
+    // Ephemeral containers added later are held to the same list (kube 1.24.15+, CVE-2023-2728):
+    // kube returns that error unwrapped, a 500 without a reason.
+    const EC = `${pods('sa-enforce')}/allowed/ephemeralcontainers`;
+    const current = (await env.plinth.client.get(`${pods('sa-enforce')}/allowed`)).body;
+    const debug = (secret: string) => ({ name: 'dbg', image: 'busybox', env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: secret, key: 'k' } } }] });
+    const bad = await env.plinth.client.put(EC, { ...current, spec: { ...current.spec, ephemeralContainers: [debug('other')] } });
+    expectStatus(bad, 500, '', 'ephemeral container dbg with envVar TOKEN referencing secret.secretName="other" is not allowed because service account strict does not reference that secret');
+    expectCode(await env.plinth.client.put(EC, { ...current, spec: { ...current.spec, ephemeralContainers: [debug('ok')] } }), 200);
   });
 
   it('leaves a mirror pod as the kubelet wrote it, refusing one that names an account or a secret', async () => {

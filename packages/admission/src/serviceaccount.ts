@@ -1,6 +1,6 @@
 /**
- * kube's ServiceAccount plugin (plugin/pkg/admission/serviceaccount, 1.24 with the 1.24.15
- * ephemeral-container fix for CVE-2023-2728). On pod create: `spec.serviceAccountName` defaults to
+ * kube's ServiceAccount plugin (plugin/pkg/admission/serviceaccount, 1.24.17: with the
+ * ephemeral-container check of the CVE-2023-2728 fix). On pod create: `spec.serviceAccountName` defaults to
  * `default`; the account must exist; unless the pod (first) or the account says
  * `automountServiceAccountToken: false`, the projected `kube-api-access-<5 chars>` volume (bound
  * token, the `kube-root-ca.crt` ConfigMap, the namespace) is added and mounted read-only at
@@ -11,7 +11,7 @@
  * use the Secrets the account lists (also for ephemeral containers added later).
  */
 import { randomInt } from 'node:crypto';
-import { isPlainObject, type StoredObject } from '@plinth/api';
+import { isPlainObject, StatusError, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from './interfaces.js';
 import { admissionForbidden, isMainResource } from './forbidden.js';
 import { podSecretNames } from './pod-secret-names.js';
@@ -94,7 +94,7 @@ function secretReferenceProblem(sa: StoredObject, spec: Obj): string | undefined
     const name = typeof v['secret']['secretName'] === 'string' ? v['secret']['secretName'] : '';
     if (!mountable.has(name)) return `volume with secret.secretName="${name}" is not allowed because service account ${saName} does not reference that secret`;
   }
-  for (const [key, what] of [['initContainers', 'init container'], ['containers', 'container'], ['ephemeralContainers', 'ephemeral container']] as const) {
+  for (const [key, what] of [['initContainers', 'init container'], ['containers', 'container']] as const) {
     const bad = disallowedEnvSecret(spec[key], mountable);
     if (bad) return `${what} ${String(bad.container['name'])} with envVar ${String(bad.env['name'])} referencing secret.secretName="${bad.secret}" is not allowed because service account ${saName} does not reference that secret`;
   }
@@ -105,6 +105,18 @@ function secretReferenceProblem(sa: StoredObject, spec: Obj): string | undefined
     if (!pullable.has(name)) return `imagePullSecrets[${i}].name="${name}" is not allowed because service account ${saName} does not reference that imagePullSecret`;
   }
   return undefined;
+}
+
+/** With the account's enforce annotation, the first disallowed Secret reference refuses the pod. */
+function checkSecretReferences(attrs: AdmissionAttributes, sa: StoredObject, spec: Obj): void {
+  if (!enforcesMountableSecrets(sa)) return;
+  const problem = secretReferenceProblem(sa, spec);
+  if (problem) throw admissionForbidden(attrs, problem);
+}
+
+/** kube's refusal of a pod with no account at validation (a mutating webhook may have cleared it). */
+function noServiceAccount(attrs: AdmissionAttributes, pod: StoredObject): StatusError {
+  return admissionForbidden(attrs, `no service account specified for pod ${attrs.namespace}/${pod.metadata.name ?? ''}`);
 }
 
 /** kube's mountServiceAccountToken: the mount in every init and regular container, the volume once. */
@@ -166,14 +178,19 @@ export function createServiceAccount(opts: ServiceAccountPluginOptions): Admissi
   };
 
   /** kube's limitEphemeralContainerSecretReferences (pods/ephemeralcontainers updates). */
-  const validateEphemeralContainers = async (attrs: AdmissionAttributes, spec: Obj): Promise<void> => {
+  const validateEphemeralContainers = async (attrs: AdmissionAttributes, pod: StoredObject, spec: Obj): Promise<void> => {
     const name = typeof spec['serviceAccountName'] === 'string' ? spec['serviceAccountName'] : '';
-    if (!name) throw admissionForbidden(attrs, 'no service account, cannot modify an ephemeral container');
+    if (!name) throw noServiceAccount(attrs, pod);
     const sa = await lookup(attrs, name);
     if (!enforcesMountableSecrets(sa)) return;
     const bad = disallowedEnvSecret(spec['ephemeralContainers'], namesOf(sa['secrets']));
     if (bad) {
-      throw admissionForbidden(attrs, `ephemeral container ${String(bad.container['name'])} with envVar ${String(bad.env['name'])} referencing secret.secretName="${bad.secret}" is not allowed because service account ${sa.metadata.name} does not reference that secret`);
+      // kube returns this one unwrapped (not NewForbidden): the client gets a 500 without a reason.
+      throw new StatusError({
+        code: 500,
+        reason: '',
+        message: `ephemeral container ${String(bad.container['name'])} with envVar ${String(bad.env['name'])} referencing secret.secretName="${bad.secret}" is not allowed because service account ${sa.metadata.name} does not reference that secret`,
+      });
     }
   };
 
@@ -206,13 +223,15 @@ export function createServiceAccount(opts: ServiceAccountPluginOptions): Admissi
         const pulls = objects(sa['imagePullSecrets']).map((r) => ({ name: r['name'] ?? '' }));
         if (pulls.length > 0) spec['imagePullSecrets'] = pulls;
       }
+      // kube's Admit ends with its Validate: a disallowed Secret is refused before pod validation.
+      checkSecretReferences(attrs, sa, spec);
     },
     async validate(attrs) {
       if (!isPodWrite(attrs)) return;
       const pod = attrs.object!;
-      const spec = specOf(pod);
+      const spec: Obj = isPlainObject(pod['spec']) ? pod['spec'] : {};
       if (attrs.operation === 'UPDATE') {
-        if (attrs.subresource === 'ephemeralcontainers') await validateEphemeralContainers(attrs, spec);
+        if (attrs.subresource === 'ephemeralcontainers') await validateEphemeralContainers(attrs, pod, spec);
         return;
       }
       if (attrs.subresource !== '') return;
@@ -221,10 +240,8 @@ export function createServiceAccount(opts: ServiceAccountPluginOptions): Admissi
         return;
       }
       const name = typeof spec['serviceAccountName'] === 'string' ? spec['serviceAccountName'] : '';
-      const sa = await lookup(attrs, name);
-      if (!enforcesMountableSecrets(sa)) return;
-      const problem = secretReferenceProblem(sa, spec);
-      if (problem) throw admissionForbidden(attrs, problem);
+      if (!name) throw noServiceAccount(attrs, pod);
+      checkSecretReferences(attrs, await lookup(attrs, name), spec);
     },
   };
 }
