@@ -31,6 +31,8 @@ function setup(): Promise<void> {
   return (ready ??= (async () => {
     c = (await eventually(async () => env.plinth, 60_000, 'plinth')).client;
     expectCode(await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }), 201);
+    // The namespace's kube-root-ca.crt (root-ca-cert-publisher) is there before the lists run.
+    await eventually(async () => (await c.get(`${CM}/kube-root-ca.crt`)).status === 200, 10_000, 'kube-root-ca.crt');
     for (const name of ['one', 'two', 'three']) {
       expectCode(await c.post(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'pm' }, annotations: { note: name } }, data: { big: 'x'.repeat(200) } }), 201);
     }
@@ -145,14 +147,14 @@ describe('list', () => {
         q,
       );
     }
-    const page = await c.get(`${CM}?limit=2`, accept(`application/json${meta('PartialObjectMetadataList', 'v1beta1')}`));
+    const page = await c.get(`${CM}?limit=3`, accept(`application/json${meta('PartialObjectMetadataList', 'v1beta1')}`));
     expectCode(page, 200);
     assert.equal(page.body.apiVersion, 'meta.k8s.io/v1beta1');
-    assert.equal(page.body.items.length, 2);
+    assert.equal(page.body.items.length, 3);
     assert.equal(page.body.items[0].apiVersion, 'meta.k8s.io/v1beta1');
     assert.ok(page.body.metadata.continue);
     assert.equal(page.body.metadata.remainingItemCount, 1);
-    const rest = await c.get(`${CM}?limit=2&continue=${encodeURIComponent(page.body.metadata.continue)}`, accept(`application/json${meta('PartialObjectMetadataList')}`));
+    const rest = await c.get(`${CM}?limit=3&continue=${encodeURIComponent(page.body.metadata.continue)}`, accept(`application/json${meta('PartialObjectMetadataList')}`));
     assert.deepEqual(rest.body.items.map((i: any) => i.metadata.name), ['two']);
     assert.equal(rest.body.items[0].data, undefined);
   });

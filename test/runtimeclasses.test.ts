@@ -52,7 +52,7 @@ describe('runtimeclasses', () => {
     expectCode(p, 201);
     assert.deepEqual(p.body.spec.overhead, { cpu: '250m', memory: '64Mi' });
     assert.deepEqual(p.body.spec.nodeSelector, { zone: 'a', sandbox: 'yes' });
-    assert.deepEqual(p.body.spec.tolerations.map((t: { key: string }) => t.key), ['other', 'sandbox']);
+    assert.deepEqual(p.body.spec.tolerations.map((t: { key: string }) => t.key), ['other', 'node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable', 'sandbox']);
     expectStatus(await env.plinth.client.post(PODS, pod('missing', { runtimeClassName: 'nope' })), 403, 'Forbidden', 'pods "missing" is forbidden: pod rejected: RuntimeClass "nope" not found');
     expectStatus(await env.plinth.client.post(PODS, pod('other-overhead', { runtimeClassName: 'gvisor', overhead: { cpu: '1' } })), 403, 'Forbidden',
       'pods "other-overhead" is forbidden: pod rejected: Pod\'s Overhead doesn\'t match RuntimeClass\'s defined Overhead');

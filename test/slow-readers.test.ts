@@ -12,6 +12,8 @@ import { connect, type TLSSocket } from 'node:tls';
 import { eventually, startProcess, startTestEtcd, tempDir, type PlinthProcess, type TestEtcd } from './harness.js';
 
 const ITEMS = 16;
+/** The list's length: the ConfigMaps and the namespace's kube-root-ca.crt (root-ca-cert-publisher). */
+const LISTED = ITEMS + 1;
 const ITEM_BYTES = 512 * 1024;
 const LIST_PATH = '/api/v1/namespaces/big/configmaps';
 
@@ -23,10 +25,11 @@ function server(): Promise<{ etcd: TestEtcd; plinth: PlinthProcess }> {
     const plinth = await startProcess(tempDir('plinth-slow-readers-'), [`--etcd-servers=${etcd.endpoint}`, '--request-timeout=4s']);
     const c = plinth.client;
     assert.equal((await c.post('/api/v1/namespaces', { metadata: { name: 'big' } })).status, 201);
+    await eventually(async () => (await c.get(`${LIST_PATH}/kube-root-ca.crt`)).status === 200, 10_000, 'kube-root-ca.crt');
     const value = 'x'.repeat(ITEM_BYTES);
     for (let i = 0; i < ITEMS; i++) assert.equal((await c.post(LIST_PATH, { metadata: { name: `cm-${i}` }, data: { v: value } })).status, 201);
     // resourceVersion=0 reads the cache as it is: wait until it has them all.
-    await eventually(async () => (await c.get(`${LIST_PATH}?resourceVersion=0`)).body?.items?.length === ITEMS, 10_000, 'the watch cache to hold the list');
+    await eventually(async () => (await c.get(`${LIST_PATH}?resourceVersion=0`)).body?.items?.length === LISTED, 10_000, 'the watch cache to hold the list');
     return { etcd, plinth };
   })());
 }
@@ -82,7 +85,7 @@ test('10 clients that never read an 8 MB list hold a bounded amount of memory, n
   // are answered from the cache's bytes. Readers first, so the stalled requests find the same
   // state (the cache's consistency proof, compiled encoders).
   const paths = [`${LIST_PATH}?resourceVersion=0`, LIST_PATH];
-  for (const path of paths) for (let i = 0; i < 3; i++) assert.equal(await itemCount(plinth, path), ITEMS);
+  for (const path of paths) for (let i = 0; i < 3; i++) assert.equal(await itemCount(plinth, path), LISTED);
   const baseline = await settledRss(pid, 1000);
   const clients = Array.from({ length: 10 }, (_, i) => stalledGet(plinth.client.base, plinth.client.token, paths[i % 2]!));
   // The server writes what the sockets take, then waits on them (well within the 4 s deadline).
@@ -119,7 +122,7 @@ test('a large list goes out chunked, byte for byte the JSON of the list, from st
     assert.equal(r.headers['content-length'], undefined, path);
     const text = r.raw.toString('utf8');
     assert.equal(text, `${JSON.stringify(JSON.parse(text))}\n`, path);
-    assert.equal(r.body.items.length, ITEMS, path);
+    assert.equal(r.body.items.length, LISTED, path);
     assert.equal(r.body.kind, 'ConfigMapList', path);
   }
   // A small list still carries its Content-Length.

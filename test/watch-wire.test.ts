@@ -59,6 +59,8 @@ describe('watch on the wire', () => {
     plinth = await startInProcess({ etcd });
     space = 'wire';
     assert.equal((await plinth.client.post('/api/v1/namespaces', { metadata: { name: space } })).status, 201);
+    // The namespace's kube-root-ca.crt (root-ca-cert-publisher) is written before the watched revision.
+    await eventually(async () => (await plinth.client.get(`/api/v1/namespaces/${space}/configmaps/kube-root-ca.crt`)).status === 200, 10_000, 'kube-root-ca.crt');
     rv = (await plinth.client.get(`/api/v1/namespaces/${space}/configmaps`)).body.metadata.resourceVersion;
     for (let i = 0; i < 20; i++) {
       const r = await plinth.client.post(`/api/v1/namespaces/${space}/configmaps`, { metadata: { name: `cm-${i}` }, data: { i: String(i).repeat(i * 50) } });

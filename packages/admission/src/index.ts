@@ -26,3 +26,7 @@ export * from './resourcequota/admission.js';
 export * from './resourcequota/evaluators.js';
 export * from './resourcequota/config.js';
 export * as quotaResources from './resourcequota/resources.js';
+export * from './serviceaccount.js';
+export * from './default-toleration-seconds.js';
+export * from './node-taint.js';
+export * from './pod-secret-names.js';

@@ -34,9 +34,10 @@ const rejects = async (p: Promise<unknown>, code: number, message: RegExp): Prom
 };
 
 test('the default set is kube 1.24\'s default-on plugins that plinth implements, in kube\'s order', () => {
+  // kube 1.24's DefaultOnAdmissionPlugins, every one implemented.
   assert.deepEqual(DEFAULT_ON_PLUGINS, [
-    'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
-    'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
+    'NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection',
+    'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
   ]);
   assert.deepEqual(enabledAdmissionPlugins({ enable: [], disable: [] }), DEFAULT_ON_PLUGINS);
   assert.equal(ALL_ORDERED_PLUGINS[0], 'AlwaysAdmit');
@@ -47,14 +48,15 @@ test('enabled plugins run in kube\'s recommended order whatever the flag order; 
   const sel = { enable: ['AlwaysDeny', 'NamespaceExists', 'AlwaysAdmit'], disable: ['MutatingAdmissionWebhook'] };
   assert.deepEqual(validateAdmissionPlugins(sel), []);
   assert.deepEqual(enabledAdmissionPlugins(sel), [
-    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'LimitRanger', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection',
-    'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny',
+    'AlwaysAdmit', 'NamespaceLifecycle', 'NamespaceExists', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds',
+    'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'ValidatingAdmissionWebhook',
+    'ResourceQuota', 'AlwaysDeny',
   ]);
   // Disabling kube defaults is honoured.
   const off = { enable: [], disable: ['NamespaceLifecycle', 'LimitRanger'] };
   assert.deepEqual(validateAdmissionPlugins(off), []);
   assert.deepEqual(enabledAdmissionPlugins(off), [
-    'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
+    'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass',
     'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota',
   ]);
 });

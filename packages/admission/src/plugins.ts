@@ -33,6 +33,9 @@ import { createPodTolerationRestriction } from './pod-toleration-restriction.js'
 import { createPodSecurity, loadPodSecurityConfig, type PodSecurityMetrics } from './podsecurity/index.js';
 import { createResourceQuota, type QuotaAccess } from './resourcequota/admission.js';
 import { parseQuotaConfiguration } from './resourcequota/config.js';
+import { createServiceAccount } from './serviceaccount.js';
+import { createDefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { createTaintNodesByCondition } from './node-taint.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -54,13 +57,17 @@ export interface PluginDeps {
    * read them are not built.
    */
   listObjects?: (group: string, version: string, plural: string, opts?: { fresh?: boolean; namespace?: string }) => Promise<StoredObject[]>;
-  /**
-   * One object of a built-in resource as kube's informer listers read it: the watch cache, a miss
-   * confirmed by a quorum read (namespace '' for cluster-scoped). Unset: NodeRestriction is not built.
-   */
-  getObject?: (group: string, version: string, plural: string, namespace: string, name: string) => Promise<StoredObject | undefined>;
   /** The ResourceQuotas and their status writes (ResourceQuota); unset: that plugin runs nothing. */
   quotas?: QuotaAccess;
+  /**
+   * One object of a built-in resource as kube's informer listers read it: the watch cache with a
+   * miss confirmed by a quorum read, or as etcd has it now (`fresh`); undefined when absent
+   * (namespace '' for cluster-scoped). Unset: the plugins that read one object (ServiceAccount,
+   * NodeRestriction) are not built.
+   */
+  getObject?: (group: string, version: string, plural: string, namespace: string, name: string, opts?: { fresh?: boolean }) => Promise<StoredObject | undefined>;
+  /** `--default-not-ready-toleration-seconds` / `--default-unreachable-toleration-seconds` (kube's 300 each when unset). */
+  defaultTolerationSeconds?: { notReady: number; unreachable: number };
   /** The plugin's configuration from `--admission-control-config-file` (kube's AdmissionConfiguration), if any. */
   pluginConfig?: (name: string) => Record<string, unknown> | undefined;
   /** Creates a namespace as kube's loopback client (NamespaceAutoProvision); unset: that plugin is not built. */
@@ -84,8 +91,6 @@ interface Registration {
 
 const on = true;
 const off = false;
-// kube admits only Pods here (plugin/pkg/admission/serviceaccount shouldIgnore); plinth serves none.
-const admitsNothingPlinthServes: Factory = () => undefined;
 
 /** One line per plugin, in kube 1.24's AllOrderedPlugins order. */
 const REGISTRY: readonly Registration[] = [
@@ -96,13 +101,17 @@ const REGISTRY: readonly Registration[] = [
   { name: 'SecurityContextDeny', on: off, build: () => createSecurityContextDeny() },
   { name: 'LimitPodHardAntiAffinityTopology', on: off, build: () => createLimitPodHardAntiAffinityTopology() },
   { name: 'LimitRanger', on, build: (d) => d.listObjects && createLimitRanger({ list: (namespace, fresh) => d.listObjects!('', 'v1', 'limitranges', { namespace, fresh }) }) },
-  { name: 'ServiceAccount', on, build: admitsNothingPlinthServes },
+  {
+    name: 'ServiceAccount',
+    on,
+    build: (d) => d.getObject && createServiceAccount({ getServiceAccount: (ns, name, fresh) => d.getObject!('', 'v1', 'serviceaccounts', ns, name, { fresh }) }),
+  },
   {
     name: 'NodeRestriction',
     on: off,
     build: (d) => d.getObject && createNodeRestriction({ getPod: (ns, n) => d.getObject!('', 'v1', 'pods', ns, n), getNode: (n) => d.getObject!('', 'v1', 'nodes', '', n) }),
   },
-  { name: 'TaintNodesByCondition', on },
+  { name: 'TaintNodesByCondition', on, build: () => createTaintNodesByCondition() },
   { name: 'AlwaysPullImages', on: off, build: () => createAlwaysPullImages() },
   { name: 'ImagePolicyWebhook', on: off },
   {
@@ -120,7 +129,11 @@ const REGISTRY: readonly Registration[] = [
   { name: 'PodSecurityPolicy', on: off },
   { name: 'PodNodeSelector', on: off, build: (d) => createPodNodeSelector({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodNodeSelector') }) },
   { name: 'Priority', on, build: (d) => d.listObjects && createPriority((fresh) => d.listObjects!('scheduling.k8s.io', 'v1', 'priorityclasses', { fresh })) },
-  { name: 'DefaultTolerationSeconds', on },
+  {
+    name: 'DefaultTolerationSeconds',
+    on,
+    build: (d) => createDefaultTolerationSeconds({ notReadySeconds: d.defaultTolerationSeconds?.notReady ?? 300, unreachableSeconds: d.defaultTolerationSeconds?.unreachable ?? 300 }),
+  },
   { name: 'PodTolerationRestriction', on: off, build: (d) => createPodTolerationRestriction({ getNamespace: d.getNamespace, config: d.pluginConfig?.('PodTolerationRestriction') }) },
   { name: 'EventRateLimit', on: off, build: (d) => createEventRateLimit({ config: d.pluginConfig?.('EventRateLimit') }) },
   { name: 'ExtendedResourceToleration', on: off, build: () => createExtendedResourceToleration() },

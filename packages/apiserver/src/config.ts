@@ -32,6 +32,7 @@ import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
 import { createNodeGraphSource } from './controllers/node-graph-source.js';
+import { startRootCACertPublisher } from './controllers/root-ca-cert-publisher.js';
 import { startPVProtection } from './controllers/pv-protection.js';
 import { startServiceAccountTokensController } from './controllers/serviceaccount-tokens.js';
 import { startCSRApproving } from './controllers/csr-approving.js';
@@ -284,7 +285,6 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         const prefix = keys.collectionPrefix(storagePathOf(d), d.namespaced && opts?.namespace ? opts.namespace : undefined);
         return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
       },
-      getObject: (group, version, plural, namespace, name) => getterOf(def(group, version, plural), true)(namespace, name),
       pluginConfig: (name) => options.admissionConfig.get(name),
       // NamespaceAutoProvision's loopback client (kube's runs as system:apiserver in system:masters).
       createNamespace: async (name) => {
@@ -307,6 +307,13 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           return (await stores.get(d)!.update(scope, quota.metadata.name!, quota, {}, status)).object;
         },
       },
+      // Informer listers (ServiceAccount, NodeRestriction): the watch cache with a miss confirmed
+      // by a quorum read, or (`fresh`) etcd itself.
+      getObject: (group, version, plural, namespace, name, opts) => {
+        const d = def(group, version, plural);
+        return (opts?.fresh ? cachedGetter(storage, (ns, n) => keys.objectKey(storagePathOf(d), d.namespaced ? ns : undefined, n), 'live') : getterOf(d, true))(namespace, name);
+      },
+      defaultTolerationSeconds: { notReady: opts.defaultNotReadyTolerationSeconds, unreachable: opts.defaultUnreachableTolerationSeconds },
       mutatingWebhook: () =>
         createMutatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('mutatingwebhookconfigurations'), decodeObject: (kind, obj) => decodeAdmitted(catalog, kind, obj) }),
       validatingWebhook: () => createValidatingWebhookPlugin({ ...webhookDeps, listConfigurations: configurations('validatingwebhookconfigurations') }),
@@ -538,6 +545,18 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       {
         name: 'pvc-protection',
         start: () => startPVCProtection({ persistentVolumeClaims: stores.get(def('', 'v1', 'persistentvolumeclaims'))!, pods: stores.get(def('', 'v1', 'pods'))!, log }),
+      },
+      // kube-controller-manager's root-ca-cert-publisher: kube-root-ca.crt in every namespace, for
+      // the projected volume the ServiceAccount plugin mounts (the CA of the serving certificate).
+      {
+        name: 'root-ca-cert-publisher',
+        start: () =>
+          startRootCACertPublisher({
+            namespaces,
+            configMaps: stores.get(def('', 'v1', 'configmaps'))!,
+            rootCA: readFileSync(tls.caFile ?? tls.certFile, 'utf8'),
+            log,
+          }),
       },
       { name: 'pv-protection', start: () => startPVProtection({ persistentVolumes: stores.get(def('', 'v1', 'persistentvolumes'))!, log }) },
       // kube-controller-manager's csrapproving (always on there) and csrsigning (on with a CA).

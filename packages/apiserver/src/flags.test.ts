@@ -126,3 +126,13 @@ test('Service network flags: kube-apiserver names, defaults and pflag messages',
   assert.equal(msg(['--service-node-port-range=30000-x']), 'invalid argument "30000-x" for "--service-node-port-range" flag: strconv.Atoi: parsing "x": invalid syntax');
   assert.equal(msg(['--service-node-port-range=32767-30000']), 'invalid argument "32767-30000" for "--service-node-port-range" flag: end port cannot be less than start port: 32767-30000');
 });
+
+test('--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds: kube\'s 300 each', () => {
+  const d = parseFlags([]);
+  assert.equal(d.defaultNotReadyTolerationSeconds, 300);
+  assert.equal(d.defaultUnreachableTolerationSeconds, 300);
+  const f = parseFlags(['--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds', '120']);
+  assert.equal(f.defaultNotReadyTolerationSeconds, 60);
+  assert.equal(f.defaultUnreachableTolerationSeconds, 120);
+  assert.throws(() => parseFlags(['--default-not-ready-toleration-seconds=soon']), FlagError);
+});

@@ -79,6 +79,10 @@ export interface ServerOptions {
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   admissionControlConfigFile: string;
+  /** Seconds: DefaultTolerationSeconds' not-ready:NoExecute toleration. */
+  defaultNotReadyTolerationSeconds: number;
+  /** Seconds: DefaultTolerationSeconds' unreachable:NoExecute toleration. */
+  defaultUnreachableTolerationSeconds: number;
   verbosity: number;
   dataDir: string;
   watchCache: boolean;
@@ -218,6 +222,8 @@ const SPECS: FlagSpec[] = [
   { name: 'enable-admission-plugins', kind: 'strings', key: 'enableAdmissionPlugins', default: '', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook).' },
   { name: 'admission-control-config-file', kind: 'string', key: 'admissionControlConfigFile', default: '', usage: 'File with admission control configuration.' },
   { name: 'disable-admission-plugins', kind: 'strings', key: 'disableAdmissionPlugins', default: '', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
+  { name: 'default-not-ready-toleration-seconds', kind: 'int', key: 'defaultNotReadyTolerationSeconds', default: '300', usage: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
+  { name: 'default-unreachable-toleration-seconds', kind: 'int', key: 'defaultUnreachableTolerationSeconds', default: '300', usage: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   { name: 'v', kind: 'int', key: 'verbosity', default: '0', usage: 'number for the log level verbosity' },
   { name: 'data-dir', kind: 'string', key: 'dataDir', default: './data', usage: 'Directory for the embedded etcd, generated certificates, the admin token and admin.kubeconfig.' },
   { name: 'watch-cache', kind: 'bool', key: 'watchCache', default: 'true', usage: 'Enable watch caching in the apiserver.' },
