@@ -234,8 +234,9 @@ describe('Node authorizer and NodeRestriction', () => {
     const plain = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'plain' }, spec: { nodeName: 'n1', containers: [container] } };
     expectForbidden(await n1('POST', `${api}/pods`, plain), 'pods "plain" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods');
     expectForbidden(await n1('POST', `${api}/pods`, mirror('m', {}, 'n2')), 'pods "m" is forbidden: node "n1" can only create pods with spec.nodeName set to itself');
-    expectForbidden(await n1('POST', `${api}/pods`, mirror('m', { serviceAccountName: 'sa1' })), 'pods "m" is forbidden: node "n1" can not create pods that reference a service account');
-    expectForbidden(await n1('POST', `${api}/pods`, mirror('m', { volumes: [{ name: 'v', secret: { secretName: 's1' } }] })), 'pods "m" is forbidden: node "n1" can not create pods that reference secrets');
+    // The ServiceAccount plugin runs first (kube's order) and refuses these two itself, as on kube.
+    expectForbidden(await n1('POST', `${api}/pods`, mirror('m', { serviceAccountName: 'sa1' })), 'pods "m" is forbidden: a mirror pod may not reference service accounts');
+    expectForbidden(await n1('POST', `${api}/pods`, mirror('m', { volumes: [{ name: 'v', secret: { secretName: 's1' } }] })), 'pods "m" is forbidden: a mirror pod may not reference secrets');
     expectForbidden(
       await n1('POST', `${api}/pods`, mirror('m', { containers: [{ ...container, env: [{ name: 'E', valueFrom: { configMapKeyRef: { name: 'cm1', key: 'k' } } }] }] })),
       'pods "m" is forbidden: node "n1" can not create pods that reference configmaps',
