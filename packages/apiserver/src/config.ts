@@ -31,6 +31,7 @@ import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escal
 import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
+import { isControllerEnabled, KUBE_CONTROLLERS } from './controllers-flag.js';
 import { createNodeGraphSource } from './controllers/node-graph-source.js';
 import { startRootCACertPublisher } from './controllers/root-ca-cert-publisher.js';
 import { startPVProtection } from './controllers/pv-protection.js';
@@ -512,11 +513,15 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         },
       },
     ];
+    // kube-controller-manager's controllers as --controllers selects them (plinth's own singletons,
+    // e.g. the compactor, always run).
+    const controllerOn = (name: string): boolean => isControllerEnabled(opts.controllers, name);
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
       // kube's apiserverleasegc (every replica, hourly there): here the leader, each renewal period.
       every('apiserver-identity-gc', IDENTITY_LEASE_RENEW_MS, () => identity.collectGarbage()),
       {
+        // kube's namespace and serviceaccount controllers, one informer on namespaces for both.
         name: 'namespace',
         start: () =>
           startNamespaceControllers({
@@ -524,13 +529,15 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
             serviceAccounts: stores.get(def('', 'v1', 'serviceaccounts'))!,
             namespacedStores: () => [...new Set([...builtinNamespaced, ...catalog.namespacedResources()])].flatMap((d) => stores.get(d) ?? []),
             log,
+            namespace: controllerOn('namespace'),
+            serviceAccount: controllerOn('serviceaccount'),
           }),
       },
       // kube-controller-manager's tokencleaner, run in-process along with bootstrap token auth.
       { name: 'clusterrole-aggregation', start: () => startClusterRoleAggregation({ clusterRoles, log }) },
       ...(options.authentication.bootstrapToken ? [{ name: 'tokencleaner', start: () => startTokenCleaner({ secrets: stores.get(def('', 'v1', 'secrets'))!, log }) }] : []),
       {
-        name: 'serviceaccount-tokens',
+        name: 'serviceaccount-token',
         start: () =>
           startServiceAccountTokensController({
             secrets: stores.get(def('', 'v1', 'secrets'))!,
@@ -580,7 +587,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           }),
       },
       apiextensions.singleton,
-    ];
+    ].filter((c) => (c.name === 'namespace' ? controllerOn('namespace') || controllerOn('serviceaccount') : !KUBE_CONTROLLERS.includes(c.name) || controllerOn(c.name)));
 
     // --runtime-config: what is off leaves the served catalog (404, gone from discovery and
     // OpenAPI); its store stays.

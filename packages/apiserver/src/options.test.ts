@@ -101,3 +101,8 @@ test('an invalid PodSecurity configuration fails start-up while the plugin is en
   // Disabled, its configuration is not read (kube initialises enabled plugins only).
   assert.doesNotThrow(() => completeOptions(parseFlags([`--admission-control-config-file=${file}`, '--disable-admission-plugins=PodSecurity'])));
 });
+
+test("--controllers: an unknown name fails start-up with kube's message", () => {
+  assert.throws(() => completeOptions(parseFlags(['--controllers=*,-nope'])), (e) => e instanceof FlagError && e.message.includes('"nope" is not in the list of known controllers'));
+  assert.doesNotThrow(() => completeOptions(parseFlags(['--controllers=*,-garbagecollector,-namespace'])));
+});

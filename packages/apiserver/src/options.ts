@@ -5,6 +5,7 @@
 import { completeAuthenticationOptions, validateAuthenticationOptions, validateAuthorizationOptions, type AuthenticationOptions, type AuthorizationOptions } from '@plinth/auth';
 import { enabledAdmissionPlugins, loadPodSecurityConfig, validateAdmissionPlugins } from '@plinth/admission';
 import { type AdmissionPluginConfigs, loadAdmissionConfig } from './admission-config.js';
+import { validateControllers } from './controllers-flag.js';
 import { FlagError, type ServerOptions } from './flags.js';
 import { featureGatesFrom, type FeatureGates } from './features.js';
 import { validateAuditFlags } from './audit/index.js';
@@ -178,6 +179,7 @@ export function completeOptions(flags: ServerOptions): CompletedOptions {
       errs.push(e instanceof Error ? e.message : String(e));
     }
   }
+  errs.push(...validateControllers(flags.controllers));
   const authorization = authorizationOptionsFrom(flags);
   errs.push(...validateAuthorizationOptions(authorization));
   const warnings: string[] = [];

@@ -39,6 +39,9 @@ export interface NamespaceControllerDeps {
   /** The store of every namespaced resource, asked at each cleanup (custom resources come and go). */
   namespacedStores: () => ResourceStore[];
   log: Logger;
+  /** Which halves run (`--controllers`): kube's namespace controller, its serviceaccount controller. Default both. */
+  namespace?: boolean;
+  serviceAccount?: boolean;
 }
 
 function isTerminating(ns: StoredObject): boolean {
@@ -48,6 +51,8 @@ function isTerminating(ns: StoredObject): boolean {
 /** Starts both controllers; returns a stop function. */
 export function startNamespaceControllers(deps: NamespaceControllerDeps): () => void {
   const scope = { user: CONTROLLER_USER, namespace: '' };
+  const runNamespace = deps.namespace ?? true;
+  const runServiceAccount = deps.serviceAccount ?? true;
   const inFlight = new Set<string>();
   /** Namespaces waiting on objects with finalizers: retried with backoff (1 s doubling to 10 s). */
   const attempts = new Map<string, number>();
@@ -130,11 +135,12 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
       resyncMs: 10_000,
       onObject: async (type, ns) => {
         if (type === 'DELETED') return;
-        if (isTerminating(ns)) await finalize(ns);
-        else await ensureDefaultServiceAccount(ns.metadata.name!);
+        if (isTerminating(ns)) {
+          if (runNamespace) await finalize(ns);
+        } else if (runServiceAccount) await ensureDefaultServiceAccount(ns.metadata.name!);
       },
     }),
-    runInformer({
+    ...(runServiceAccount ? [runInformer({
       store: deps.serviceAccounts,
       scope,
       log: deps.log,
@@ -149,7 +155,7 @@ export function startNamespaceControllers(deps: NamespaceControllerDeps): () => 
           await ensureDefaultServiceAccount(sa.metadata.namespace);
         }
       },
-    }),
+    })] : []),
   ];
   return () => {
     stopped = true;
