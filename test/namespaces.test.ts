@@ -181,6 +181,26 @@ describe('namespace deletion', () => {
     expectCode(await c.get(saPath(ns, 'late')), 404);
     expectCode(await c.get(secretPath(ns, 'late')), 404);
 
+    // kube's deletion conditions, as kubectl describe shows them.
+    const conditions = await eventually(
+      async () => {
+        const cs = (await c.get(`${NAMESPACES}/${ns}`)).body.status?.conditions as Array<{ type: string; status: string; reason: string; message: string }> | undefined;
+        return cs?.some((x) => x.type === 'NamespaceFinalizersRemaining' && x.status === 'True') ? cs : undefined;
+      },
+      SLOW,
+      'deletion conditions',
+    );
+    assert.deepEqual(
+      conditions.map((x) => [x.type, x.status, x.reason, x.message]),
+      [
+        ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered', 'All resources successfully discovered'],
+        ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'],
+        ['NamespaceDeletionContentFailure', 'False', 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'],
+        ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain', 'Some resources are remaining: serviceaccounts. has 1 resource instances'],
+        ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain', 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances'],
+      ],
+    );
+
     const released = await c.put(saPath(ns, 'app'), { ...held, metadata: { ...held.metadata, finalizers: [] } });
     expectCode(released, 200);
     await eventually(async () => (await c.get(saPath(ns, 'app'))).status === 404, SLOW, 'held serviceaccount to go');
