@@ -108,10 +108,12 @@ describe('LimitRanger', () => {
     // Claims are checked on update too: a tighter LimitRange refuses a later change of the claim.
     const tighter = { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'tighter' }, spec: { limits: [{ type: 'PersistentVolumeClaim', max: { storage: '2Gi' } }] } };
     expectCode(await env.plinth.client.post(`${nsPath('lr-pvc')}/limitranges`, tighter), 201);
-    const labelled = { ...ok.body, metadata: { ...ok.body.metadata, labels: { a: 'b' } } };
-    // The watch cache (kube: the informer) may take a moment to see the new LimitRange.
+    // The watch cache (kube: the informer) may take a moment to see the new LimitRange: an update
+    // it lets through changes the claim, so each try starts from the claim as it is now.
+    let attempt = 0;
     const refused = await eventually(async () => {
-      const r = await env.plinth.client.put(`${base}/ok`, labelled);
+      const cur = (await env.plinth.client.get(`${base}/ok`)).body;
+      const r = await env.plinth.client.put(`${base}/ok`, { ...cur, metadata: { ...cur.metadata, labels: { a: String(++attempt) } } });
       return r.status === 403 ? r : undefined;
     });
     expectStatus(refused, 403, 'Forbidden', 'persistentvolumeclaims "ok" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi');
