@@ -187,6 +187,8 @@ describe('PodSecurity admission', () => {
     await namespace('psa-updates', {});
     expectCode(await env.plinth.client.post(podsOf('psa-updates'), pod('p', {}, privileged)), 201);
     await kubectl('label', 'ns', 'psa-updates', `${ENFORCE}=baseline`);
+    // The plugin reads namespaces as kube's does, through the watch cache (kube: an informer).
+    await eventually(async () => (await env.plinth.client.get('/api/v1/namespaces/psa-updates?resourceVersion=0')).body.metadata.labels?.[ENFORCE] === 'baseline' || undefined);
     // A label change is not significant: allowed although the pod violates baseline.
     expectCode(await patch(`${podsOf('psa-updates')}/p`, { metadata: { labels: { a: 'b' } } }), 200);
     // A new image is: refused.
