@@ -39,8 +39,11 @@ async function createToken(c: TestClient, data: Record<string, string | undefine
   });
   expectCode(res, 201, 'create bootstrap token secret');
   const path = `${SECRETS(namespace)}/bootstrap-token-${id}`;
-  // kube's authenticator reads a Secret lister: a token is usable once the watch cache has it.
-  await eventually(async () => (await c.get(`${path}?resourceVersion=0`)).status === 200, 10_000, 'the token Secret in the watch cache');
+  // kube's authenticator reads a Secret lister: a token is usable once the watch cache has seen its
+  // Secret. A list at the Secret's resourceVersion, not older, is answered by the cache once it has
+  // (an expired token's Secret may already be gone again: the token cleaner is quick).
+  const rv = res.body.metadata.resourceVersion as string;
+  await eventually(async () => (await c.get(`${SECRETS(namespace)}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`)).status === 200, 10_000, 'the watch cache at the token Secret\'s revision');
   return { id, token: `${id}.${secret}`, path };
 }
 
