@@ -68,6 +68,11 @@ app.kubernetes.io/component: etcd
 {{- list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) | toJson }}
 {{- end }}
 
+{{/* "true" when the chart generates plinth's serving certificate (no Secret named, no cert-manager). */}}
+{{- define "plinth.tls.generated" -}}
+{{- if not (or .Values.tls.existingSecret .Values.tls.certManager.enabled) }}true{{ end }}
+{{- end }}
+
 {{- define "plinth.tlsSecretName" -}}
 {{- if .Values.tls.existingSecret }}{{ .Values.tls.existingSecret }}{{ else }}{{ include "plinth.fullname" . }}-tls{{ end }}
 {{- end }}
@@ -97,8 +102,23 @@ app.kubernetes.io/component: etcd
 {{- printf "%s-etcd-headless" (include "plinth.fullname" .) }}
 {{- end }}
 
+{{/* "true" when the release runs its own etcd: etcd.bundled (the default) and no etcd.endpoints. */}}
+{{- define "plinth.etcd.bundled" -}}
+{{- if and .Values.etcd.bundled (not .Values.etcd.endpoints) }}true{{ end }}
+{{- end }}
+
+{{/* "true" when the bundled members talk TLS (peers and clients). */}}
+{{- define "plinth.etcd.tls" -}}
+{{- if and (include "plinth.etcd.bundled" .) .Values.etcd.tls.enabled }}true{{ end }}
+{{- end }}
+
+{{/* The bundled members' certificate Secret: the named one or the chart's generated one. */}}
+{{- define "plinth.etcd.tlsSecretName" -}}
+{{- default (printf "%s-etcd-tls" (include "plinth.fullname" .)) .Values.etcd.tls.existingSecret }}
+{{- end }}
+
 {{- define "plinth.etcd.scheme" -}}
-{{- if .Values.etcd.tls.existingSecret }}https{{ else }}http{{ end }}
+{{- if include "plinth.etcd.tls" . }}https{{ else }}http{{ end }}
 {{- end }}
 
 {{/* The members' "<name>.<headless>.<ns>.svc.<domain>" host names, as a JSON list. */}}
@@ -114,7 +134,7 @@ app.kubernetes.io/component: etcd
 
 {{/* --etcd-servers: the external endpoints or the bundled members' client URLs. */}}
 {{- define "plinth.etcdServers" -}}
-{{- if .Values.etcd.bundled }}
+{{- if include "plinth.etcd.bundled" . }}
 {{- $urls := list }}
 {{- $scheme := include "plinth.etcd.scheme" . }}
 {{- range $h := include "plinth.etcd.memberHosts" . | fromJsonArray }}
@@ -129,7 +149,7 @@ app.kubernetes.io/component: etcd
 {{/* The Secret with the client certificate plinth presents to etcd ("" for none). */}}
 {{- define "plinth.etcdClientSecret" -}}
 {{- if .Values.etcd.clientTLS.existingSecret }}{{ .Values.etcd.clientTLS.existingSecret }}
-{{- else if and .Values.etcd.bundled .Values.etcd.tls.existingSecret }}{{ .Values.etcd.tls.existingSecret }}
+{{- else if include "plinth.etcd.tls" . }}{{ include "plinth.etcd.tlsSecretName" . }}
 {{- end }}
 {{- end }}
 
@@ -161,22 +181,16 @@ the hook and the delay has the kubelet SIGKILL a replica that is still serving.
 {{- if and .Values.tls.existingSecret .Values.tls.certManager.enabled }}
 {{- fail "set only one TLS source: tls.existingSecret or tls.certManager.enabled" }}
 {{- end }}
-{{- if not (or .Values.tls.existingSecret .Values.tls.certManager.enabled) }}
-{{- fail "plinth needs a serving certificate: set tls.existingSecret (a Secret with tls.crt and tls.key) or tls.certManager.enabled=true with tls.certManager.issuerRef.name" }}
-{{- end }}
 {{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.issuerRef.name) }}
 {{- fail "tls.certManager.enabled needs tls.certManager.issuerRef.name" }}
 {{- end }}
-{{- if and .Values.etcd.bundled .Values.etcd.endpoints }}
-{{- fail "set only one etcd: etcd.endpoints (external) or etcd.bundled=true" }}
-{{- end }}
 {{- if not (or .Values.etcd.bundled .Values.etcd.endpoints) }}
-{{- fail "plinth needs etcd: set etcd.endpoints (a list of client URLs) or etcd.bundled=true (the image has no embedded etcd)" }}
+{{- fail "plinth needs etcd: set etcd.endpoints (a list of client URLs) or leave etcd.bundled=true (the image has no embedded etcd)" }}
 {{- end }}
-{{- if and .Values.etcd.bundled (lt (int .Values.etcd.replicas) 1) }}
+{{- if and (include "plinth.etcd.bundled" .) (lt (int .Values.etcd.replicas) 1) }}
 {{- fail "etcd.replicas must be at least 1" }}
 {{- end }}
-{{- if and .Values.etcd.bundled (eq (mod (int .Values.etcd.replicas) 2) 0) }}
+{{- if and (include "plinth.etcd.bundled" .) (eq (mod (int .Values.etcd.replicas) 2) 0) }}
 {{- fail (printf "etcd.replicas (%d) must be odd: an even member count adds no fault tolerance" (int .Values.etcd.replicas)) }}
 {{- end }}
 {{- if and .Values.metrics.serviceMonitor.enabled .Values.auth.tokenAuthFile.existingSecret (not .Values.metrics.serviceMonitor.bearerTokenSecret.name) }}
