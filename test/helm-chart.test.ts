@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { parseFlags } from '@plinth/apiserver';
 import { REPO_ROOT, tempDir, startTestEtcd, startInProcess, type InProcessPlinth, type TestEtcd } from './harness.js';
@@ -78,7 +79,7 @@ const argsOf = (objs: Obj[]): string[] => container(get(objs, 'Deployment')).arg
 const arg = (args: string[], flag: string): string | undefined => args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
 const secretData = (objs: Obj[], name: string, key: string): string => Buffer.from(get(objs, 'Secret', name).data[key], 'base64').toString('utf8');
 
-const GOOD_SETS = ['defaults', 'cert-manager', 'bundled-etcd', 'external-etcd-tls', 'service-monitor', 'flags', 'audit'];
+const GOOD_SETS = ['defaults', 'existing-secret', 'cert-manager', 'bundled-etcd', 'external-etcd-tls', 'service-monitor', 'flags', 'audit'];
 
 test('the chart carries deploy/grafana/plinth-apiserver.json byte for byte (Helm reads only files inside the chart)', () => {
   const original = readFileSync(join(REPO_ROOT, 'deploy/grafana/plinth-apiserver.json'));
@@ -109,13 +110,23 @@ test('values.schema.json makes helm lint reject a value of the wrong type or a m
   assert.match(out, /replicaCount: Invalid type\. Expected: integer, given: string/);
   assert.match(out, /featureGates\.AllAlpha: Invalid type\. Expected: boolean/);
   assert.match(out, /Additional property endpoint is not allowed/);
+  // The values of the generated certificates, the bundled etcd's TLS and the test hook.
+  const gen = await helm(['lint', CHART, '--set', 'tls.generated.days=ten', '--set', 'tls.generated.extraDnsNames=plinth.example.com', '--set', 'etcd.tls.enabled=yes', '--set', 'etcd.tls.generated.days=0', '--set', 'tests.enabled=1', '--set', 'tests.image.repository=', '--set', 'tests.image.tag=']);
+  assert.notEqual(gen.code, 0);
+  const genOut = gen.stdout + gen.stderr;
+  assert.match(genOut, /tls\.generated\.days: Invalid type\. Expected: integer, given: string/);
+  assert.match(genOut, /tls\.generated\.extraDnsNames: Invalid type\. Expected: array, given: string/);
+  assert.match(genOut, /etcd\.tls\.enabled: Invalid type\. Expected: boolean, given: string/);
+  assert.match(genOut, /etcd\.tls\.generated\.days: Must be greater than or equal to 1/);
+  assert.match(genOut, /tests\.enabled: Invalid type\. Expected: boolean, given: integer/);
+  assert.match(genOut, /tests\.image\.repository: String length must be greater than or equal to 1/);
+  assert.equal((await helm(['lint', CHART, '--set', 'tls.generated.days=30', '--set', 'etcd.tls.enabled=false', '--set', 'tests.enabled=false'])).code, 0);
 });
 
 test('value sets that cannot work fail with the chart\'s message', async () => {
   const cases: Array<[string, RegExp]> = [
-    ['fail-no-tls', /plinth needs a serving certificate: set tls\.existingSecret .* or tls\.certManager\.enabled=true/],
     ['fail-grace-period', /terminationGracePeriodSeconds \(20\) must be above preStop\.sleepSeconds \+ shutdownDelaySeconds \(20\)/],
-    ['fail-no-etcd', /plinth needs etcd: set etcd\.endpoints .* or etcd\.bundled=true/],
+    ['fail-no-etcd', /plinth needs etcd: set etcd\.endpoints .* or leave etcd\.bundled=true/],
   ];
   for (const [set, message] of cases) {
     const r = await helm(['template', RELEASE, CHART, '-n', NS, '-f', values(set)]);
@@ -126,12 +137,14 @@ test('value sets that cannot work fail with the chart\'s message', async () => {
     const lint = await helm(['lint', CHART, '-f', values(set)]);
     assert.match(lint.stdout + lint.stderr, message, `helm lint ${set}`);
   }
-  const both = await helm(['template', RELEASE, CHART, '-f', values('defaults'), '--set', 'etcd.bundled=true']);
-  assert.match(both.stderr, /set only one etcd/);
+  // etcd.endpoints names an external etcd: the bundled one (on by default) is then off.
+  const both = await render('existing-secret', ['--set', 'etcd.bundled=true']);
+  assert.equal(find(both, 'StatefulSet'), undefined);
+  assert.equal(arg(argsOf(both), '--etcd-servers'), 'https://etcd.storage.svc:2379');
 });
 
-test('defaults: 3 replicas spread over nodes and zones, probes on /readyz and /livez over HTTPS, preStop, grace period above the shutdown delay', async () => {
-  const objs = await render('defaults');
+test('existing Secret and external etcd: 3 replicas spread over nodes and zones, probes on /readyz and /livez over HTTPS, preStop, grace period above the shutdown delay', async () => {
+  const objs = await render('existing-secret');
   const deploy = get(objs, 'Deployment', FULLNAME);
   const spec = deploy.spec.template.spec;
   const c = container(deploy);
@@ -208,7 +221,63 @@ test('defaults: 3 replicas spread over nodes and zones, probes on /readyz and /l
   assert.equal(find(objs, 'ServiceMonitor'), undefined, 'no ServiceMonitor unless enabled');
   assert.equal(find(objs, 'Certificate'), undefined);
   assert.equal(find(objs, 'StatefulSet'), undefined);
+  assert.equal(find(objs, 'Secret', `${FULLNAME}-tls`), undefined, 'no generated serving certificate with tls.existingSecret');
+  assert.equal(find(objs, 'Secret', `${FULLNAME}-etcd-tls`), undefined);
   assert.equal(deploy.spec.template.metadata.annotations, undefined, 'no scrape annotations unless asked');
+});
+
+test('defaults, nothing set: a generated serving certificate for the Service\'s names, the bundled 3-member etcd with a generated member certificate, plinth presenting it', async () => {
+  const objs = await render('defaults');
+  const deploy = get(objs, 'Deployment', FULLNAME);
+  const spec = deploy.spec.template.spec;
+  const args = argsOf(objs);
+
+  // plinth's serving certificate: signed by the CA in ca.crt, for the names clients use.
+  const serving = get(objs, 'Secret', `${FULLNAME}-tls`);
+  assert.equal(serving.type, 'kubernetes.io/tls');
+  assert.equal(serving.metadata.annotations['helm.sh/resource-policy'], 'keep');
+  const ca = new X509Certificate(secretData(objs, `${FULLNAME}-tls`, 'ca.crt'));
+  const cert = new X509Certificate(secretData(objs, `${FULLNAME}-tls`, 'tls.crt'));
+  assert.ok(ca.ca && cert.verify(ca.publicKey) && cert.checkIssued(ca), 'tls.crt is signed by ca.crt');
+  assert.ok(cert.checkPrivateKey(createPrivateKey(secretData(objs, `${FULLNAME}-tls`, 'tls.key'))), 'tls.key matches tls.crt');
+  for (const name of [FULLNAME, `${FULLNAME}.${NS}`, `${FULLNAME}.${NS}.svc`, `${FULLNAME}.${NS}.svc.cluster.local`]) {
+    assert.equal(cert.checkHost(name), name, `the serving certificate covers ${name}`);
+  }
+  assert.equal(cert.checkHost('other.example.com'), undefined);
+  assert.equal(spec.volumes.find((v: Obj) => v.name === 'tls').secret.secretName, `${FULLNAME}-tls`);
+  const extra = await render('defaults', ['--set', 'tls.generated.extraDnsNames={plinth.example.com}', '--set', 'tls.generated.ipAddresses={10.0.0.7}']);
+  const extraCert = new X509Certificate(secretData(extra, `${FULLNAME}-tls`, 'tls.crt'));
+  assert.equal(extraCert.checkHost('plinth.example.com'), 'plinth.example.com');
+  assert.equal(extraCert.checkIP('10.0.0.7'), '10.0.0.7');
+
+  // The bundled etcd, https for peers and clients with client certificates, on by default.
+  const sts = get(objs, 'StatefulSet', `${FULLNAME}-etcd`);
+  assert.equal(sts.spec.replicas, 3);
+  const etcdArgs = sts.spec.template.spec.containers[0].args as string[];
+  for (const flag of ['--listen-client-urls', '--advertise-client-urls', '--listen-peer-urls', '--initial-advertise-peer-urls']) {
+    assert.match(arg(etcdArgs, flag)!, /^https:\/\//, flag);
+  }
+  assert.deepEqual(
+    ['--cert-file', '--key-file', '--trusted-ca-file', '--client-cert-auth', '--peer-cert-file', '--peer-key-file', '--peer-trusted-ca-file', '--peer-client-cert-auth'].map((f) => arg(etcdArgs, f)),
+    ['/etc/etcd/tls/tls.crt', '/etc/etcd/tls/tls.key', '/etc/etcd/tls/ca.crt', 'true', '/etc/etcd/tls/tls.crt', '/etc/etcd/tls/tls.key', '/etc/etcd/tls/ca.crt', 'true'],
+  );
+  const etcdCa = new X509Certificate(secretData(objs, `${FULLNAME}-etcd-tls`, 'ca.crt'));
+  const etcdCert = new X509Certificate(secretData(objs, `${FULLNAME}-etcd-tls`, 'tls.crt'));
+  assert.ok(etcdCert.checkIssued(etcdCa) && etcdCert.verify(etcdCa.publicKey));
+  assert.notEqual(etcdCa.fingerprint256, ca.fingerprint256, 'the etcd CA is not the serving CA: a member certificate is no plinth certificate');
+  // Every member's name (peers and plinth dial these), serverAuth and clientAuth (members are both).
+  for (const i of [0, 1, 2]) {
+    const host = `${FULLNAME}-etcd-${i}.${FULLNAME}-etcd-headless.${NS}.svc.cluster.local`;
+    assert.ok(etcdCert.checkHost(host), `the member certificate covers ${host}`);
+  }
+  assert.deepEqual(etcdCert.keyUsage?.sort(), ['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2']);
+  assert.equal(arg(args, '--etcd-servers'), [0, 1, 2].map((i) => `https://${FULLNAME}-etcd-${i}.${FULLNAME}-etcd-headless.${NS}.svc.cluster.local:2379`).join(','));
+  assert.deepEqual([arg(args, '--etcd-cafile'), arg(args, '--etcd-certfile'), arg(args, '--etcd-keyfile')], ['/etc/plinth/etcd/ca.crt', '/etc/plinth/etcd/tls.crt', '/etc/plinth/etcd/tls.key']);
+  assert.equal(spec.volumes.find((v: Obj) => v.name === 'etcd-client').secret.secretName, `${FULLNAME}-etcd-tls`);
+
+  // The admin credential in a Secret, and NOTES say how to read it and the CA.
+  assert.equal(secretData(objs, `${FULLNAME}-admin-token`, 'token').length, 48);
+  assert.equal(spec.volumes.find((v: Obj) => v.name === 'admin-token').secret.secretName, `${FULLNAME}-admin-token`);
 });
 
 test('cert-manager: a Certificate for the Service\'s DNS names, its Secret mounted', async () => {
@@ -252,9 +321,12 @@ test('bundled etcd: a 3-member StatefulSet with a headless Service, --initial-cl
 
   const member = (i: number): string => `${FULLNAME}-etcd-${i}.${FULLNAME}-etcd-headless.${NS}.svc.cluster.local`;
   const etcdArgs = sts.spec.template.spec.containers[0].args as string[];
-  assert.equal(arg(etcdArgs, '--initial-cluster'), [0, 1, 2].map((i) => `${FULLNAME}-etcd-${i}=http://${member(i)}:2380`).join(','));
+  assert.equal(arg(etcdArgs, '--initial-cluster'), [0, 1, 2].map((i) => `${FULLNAME}-etcd-${i}=https://${member(i)}:2380`).join(','));
   assert.equal(arg(etcdArgs, '--name'), '$(POD_NAME)');
-  assert.equal(arg(etcdArgs, '--initial-advertise-peer-urls'), `http://$(POD_NAME).${FULLNAME}-etcd-headless.${NS}.svc.cluster.local:2380`);
+  assert.equal(arg(etcdArgs, '--initial-advertise-peer-urls'), `https://$(POD_NAME).${FULLNAME}-etcd-headless.${NS}.svc.cluster.local:2380`);
+  assert.equal(arg(etcdArgs, '--client-cert-auth'), 'true');
+  assert.equal(arg(etcdArgs, '--peer-client-cert-auth'), 'true');
+  assert.equal(sts.spec.template.spec.volumes.find((v: Obj) => v.name === 'tls').secret.secretName, `${FULLNAME}-etcd-tls`);
   assert.equal(arg(etcdArgs, '--initial-cluster-state'), 'new');
   assert.equal(sts.spec.template.spec.securityContext.runAsNonRoot, true);
   const claim = sts.spec.volumeClaimTemplates[0];
@@ -263,15 +335,27 @@ test('bundled etcd: a 3-member StatefulSet with a headless Service, --initial-cl
   assert.equal(get(objs, 'PodDisruptionBudget', `${FULLNAME}-etcd`).spec.maxUnavailable, 1);
 
   const args = argsOf(objs);
-  assert.equal(arg(args, '--etcd-servers'), [0, 1, 2].map((i) => `http://${member(i)}:2379`).join(','));
-  assert.equal(arg(args, '--etcd-cafile'), undefined);
+  assert.equal(arg(args, '--etcd-servers'), [0, 1, 2].map((i) => `https://${member(i)}:2379`).join(','));
+  assert.equal(arg(args, '--etcd-cafile'), '/etc/plinth/etcd/ca.crt');
+  assert.equal(get(objs, 'Deployment').spec.template.spec.volumes.find((v: Obj) => v.name === 'etcd-client').secret.secretName, `${FULLNAME}-etcd-tls`);
 
-  // With a TLS Secret: https for peers and clients, client-certificate auth, plinth presents it.
+  // etcd.tls.enabled=false: plain http inside the pod network, no certificate.
+  const plain = await render('bundled-etcd', ['--set', 'etcd.tls.enabled=false']);
+  const plainArgs = get(plain, 'StatefulSet').spec.template.spec.containers[0].args as string[];
+  assert.equal(arg(plainArgs, '--initial-cluster'), [0, 1, 2].map((i) => `${FULLNAME}-etcd-${i}=http://${member(i)}:2380`).join(','));
+  assert.equal(arg(plainArgs, '--client-cert-auth'), undefined);
+  assert.equal(arg(argsOf(plain), '--etcd-servers'), [0, 1, 2].map((i) => `http://${member(i)}:2379`).join(','));
+  assert.equal(arg(argsOf(plain), '--etcd-cafile'), undefined);
+  assert.equal(find(plain, 'Secret', `${FULLNAME}-etcd-tls`), undefined);
+
+  // With a TLS Secret of the user's: https for peers and clients, client-certificate auth, plinth presents it.
   const tls = await render('bundled-etcd', ['--set', 'etcd.tls.existingSecret=etcd-certs']);
   const tlsArgs = get(tls, 'StatefulSet').spec.template.spec.containers[0].args as string[];
   assert.match(arg(tlsArgs, '--initial-cluster')!, /^api-plinth-etcd-0=https:\/\//);
   assert.equal(arg(tlsArgs, '--client-cert-auth'), 'true');
   assert.equal(arg(tlsArgs, '--peer-client-cert-auth'), 'true');
+  assert.equal(get(tls, 'StatefulSet').spec.template.spec.volumes.find((v: Obj) => v.name === 'tls').secret.secretName, 'etcd-certs');
+  assert.equal(find(tls, 'Secret', `${FULLNAME}-etcd-tls`), undefined, 'no generated certificate beside a named Secret');
   assert.match(arg(argsOf(tls), '--etcd-servers')!, /^https:\/\//);
   assert.equal(arg(argsOf(tls), '--etcd-certfile'), '/etc/plinth/etcd/tls.crt');
 
