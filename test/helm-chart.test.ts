@@ -7,56 +7,16 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { parseAllDocuments } from 'yaml';
 import { parseFlags } from '@plinth/apiserver';
+import { CHART, FIXTURES, helm, parseManifests, values, type Obj } from './helm.js';
 import { REPO_ROOT, tempDir, startTestEtcd, startInProcess, type InProcessPlinth, type TestEtcd } from './harness.js';
 
-const CHART = join(REPO_ROOT, 'charts/plinth');
-const FIXTURES = join(REPO_ROOT, 'test/fixtures/helm');
 const NS = 'plinth-system';
 const RELEASE = 'api';
 const FULLNAME = 'api-plinth';
-
-/** The helm to use: $HELM, then .tools/bin/helm (from `make tools`), then PATH. */
-function helmPath(): string {
-  if (process.env['HELM']) return process.env['HELM'];
-  const local = join(REPO_ROOT, '.tools/bin/helm');
-  return existsSync(local) ? local : 'helm';
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs helm without blocking the event loop (the in-process plinth must keep answering it). */
-function helm(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(helmPath(), args, { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered Kubernetes objects
-type Obj = any;
-
-function parseManifests(text: string): Obj[] {
-  return parseAllDocuments(text)
-    .map((d) => {
-      assert.equal(d.errors.length, 0, `invalid YAML rendered: ${d.errors.map(String).join('; ')}`);
-      return d.toJS();
-    })
-    .filter((o) => o);
-}
-
-const values = (set: string): string => join(FIXTURES, `${set}.yaml`);
 
 async function render(set: string, extra: string[] = []): Promise<Obj[]> {
   const r = await helm(['template', RELEASE, CHART, '-n', NS, '-f', values(set), ...extra]);
