@@ -10,6 +10,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { CHART, FIXTURES, helm, parseManifests, run, values, type Obj } from './helm.js';
 import { eventually, kubectlPath, startInProcess, startTestEtcd, tempDir, type InProcessPlinth, type TestEtcd } from './harness.js';
@@ -222,5 +225,83 @@ test('every documented value set installs into plinth, each in its own namespace
     if (set === 'service-monitor') assert.ok(kinds.has('ServiceMonitor'), set);
     if (set === 'audit') assert.ok(live.some((o) => o.metadata.name === `${FULLNAME}-audit-policy`), set);
     assert.equal(kinds.has('StatefulSet'), set === 'bundled-etcd', `${set}: the bundled etcd only without etcd.endpoints`);
+  }
+});
+
+/** A free loopback port. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET over https with the given TLS material; the status, or the error's code when the handshake fails. */
+function httpsStatus(url: string, tls: { ca: string; cert?: string; key?: string }): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = httpsGet(url, { ...tls, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+test('the bundled etcd\'s generated certificate, with the chart\'s flags: 3 members on loopback form a cluster over peer TLS with client certificates, plinth stores through it, a client without it is refused', async (t) => {
+  const c = env.plinth.client;
+  const dir = join(work, 'etcd-tls');
+  mkdirSync(dir);
+  const secret = (await c.get(`/api/v1/namespaces/defaults/secrets/${FULLNAME}-etcd-tls`)).body.data as Record<string, string>;
+  for (const key of ['ca.crt', 'tls.crt', 'tls.key']) writeFileSync(join(dir, key), Buffer.from(secret[key]!, 'base64'), { mode: 0o600 });
+  const pem = (key: string): string => readFileSync(join(dir, key), 'utf8');
+
+  // The members' TLS flags exactly as the installed StatefulSet has them, the mount mapped to `dir`;
+  // the URLs on loopback (the certificate names 127.0.0.1 beside the members' DNS names).
+  const sts = (await c.get(`/apis/apps/v1/namespaces/defaults/statefulsets/${FULLNAME}-etcd`)).body;
+  const tlsFlags = (sts.spec.template.spec.containers[0].args as string[])
+    .filter((a) => /^--(peer-)?(cert-file|key-file|trusted-ca-file|client-cert-auth)=/.test(a))
+    .map((a) => a.replace('/etc/etcd/tls', dir));
+  assert.equal(tlsFlags.length, 8);
+  const ports = await Promise.all([0, 1, 2, 3, 4, 5].map(() => freePort()));
+  const member = (i: number): { client: string; peer: string } => ({ client: `https://127.0.0.1:${ports[i]}`, peer: `https://127.0.0.1:${ports[i + 3]}` });
+  const cluster = [0, 1, 2].map((i) => `m${i}=${member(i).peer}`).join(',');
+  const members = [0, 1, 2].map((i) =>
+    spawn('etcd', [
+      `--name=m${i}`,
+      `--data-dir=${join(dir, `m${i}`)}`,
+      `--listen-client-urls=${member(i).client}`,
+      `--advertise-client-urls=${member(i).client}`,
+      `--listen-peer-urls=${member(i).peer}`,
+      `--initial-advertise-peer-urls=${member(i).peer}`,
+      `--initial-cluster=${cluster}`,
+      '--initial-cluster-state=new',
+      '--initial-cluster-token=helm-install-test',
+      ...tlsFlags,
+    ], { stdio: 'ignore' }),
+  );
+  t.after(() => {
+    for (const m of members) m.kill();
+  });
+  const withCert = { ca: pem('ca.crt'), cert: pem('tls.crt'), key: pem('tls.key') };
+  // /health answers 200 only once the member sees a leader: the three found each other over peer TLS.
+  for (const i of [0, 1, 2]) await eventually(async () => (await httpsStatus(`${member(i).client}/health`, withCert)) === 200, 20_000, `member m${i} healthy`);
+  // Client-certificate auth: the CA alone does not get a client in.
+  assert.notEqual(await httpsStatus(`${member(0).client}/health`, { ca: withCert.ca }), 200);
+
+  // plinth with the Deployment's etcd flags (the same Secret mounted at /etc/plinth/etcd).
+  const deploy = (await c.get(`/apis/apps/v1/namespaces/defaults/deployments/${FULLNAME}`)).body;
+  const etcdFlags = (deploy.spec.template.spec.containers[0].args as string[]).filter((a) => /^--etcd-(cafile|certfile|keyfile)=/.test(a)).map((a) => a.replace('/etc/plinth/etcd', dir));
+  assert.equal(etcdFlags.length, 3);
+  const p = await startInProcess({ args: [`--etcd-servers=${[0, 1, 2].map((i) => member(i).client).join(',')}`, ...etcdFlags] });
+  try {
+    const created = await p.client.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'through-tls' }, data: { k: 'v' } });
+    assert.equal(created.status, 201, created.raw.toString());
+    assert.equal((await p.client.get('/api/v1/namespaces/default/configmaps/through-tls')).body.data.k, 'v');
+  } finally {
+    await p.stop();
   }
 });
