@@ -90,7 +90,11 @@ after(async () => {
 test('helm install with default values: every object of the chart created in plinth, the generated Secrets among them', async () => {
   const out = await helmOk(['install', RELEASE, CHART, '-n', 'defaults', '--create-namespace']);
   assert.match(out, /^STATUS: deployed$/m);
-  assert.match(out, /kubectl -n defaults get secret api-plinth-admin-token -o jsonpath=/);
+  // NOTES: how to read the admin credential and the generated CA, and to run helm test.
+  assert.match(out, /kubectl -n defaults get secret api-plinth-admin-token -o jsonpath='\{\.data\.token\}' \| base64 -d/);
+  assert.match(out, /kubectl -n defaults get secret api-plinth-tls -o jsonpath='\{\.data\.ca\\\.crt\}'/);
+  assert.match(out, /The chart generated this CA and certificate/);
+  assert.match(out, /^ {5}helm test api -n defaults$/m);
   const manifest = await manifestOf('defaults');
   assert.deepEqual(
     manifest.map((o) => `${o.kind} ${o.metadata.name}`).sort(),
