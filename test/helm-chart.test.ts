@@ -55,7 +55,9 @@ test('Chart.yaml: apiVersion v2, appVersion is plinth\'s version', async () => {
   assert.equal(chart.kubeVersion, undefined);
 });
 
-test('helm lint passes on every value set', async () => {
+test('helm lint passes on the default values and on every value set', async () => {
+  const bare = await helm(['lint', CHART]);
+  assert.equal(bare.code, 0, `helm lint (default values):\n${bare.stdout}\n${bare.stderr}`);
   for (const set of GOOD_SETS) {
     const r = await helm(['lint', CHART, '-f', values(set)]);
     assert.equal(r.code, 0, `helm lint ${set}:\n${r.stdout}\n${r.stderr}`);

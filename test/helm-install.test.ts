@@ -139,8 +139,8 @@ async function runTestPod(pod: Obj, files: { kubeconfig: string; ca: string; tok
   writeFileSync(join(dir, 'kubeconfig'), files.kubeconfig);
   writeFileSync(join(dir, 'ca.crt'), files.ca);
   writeFileSync(join(dir, 'token'), files.token);
-  const mount = pod.spec.volumes[0].projected ? pod.spec.containers[0].volumeMounts.find((m: Obj) => m.name === pod.spec.volumes[0].name).mountPath : '';
-  assert.equal(mount, '/etc/plinth-test');
+  const projected = pod.spec.volumes.find((v: Obj) => v.projected);
+  const mount: string = pod.spec.containers[0].volumeMounts.find((m: Obj) => m.name === projected.name).mountPath;
   let output = '';
   for (const c of [...pod.spec.initContainers, ...pod.spec.containers]) {
     assert.deepEqual(c.command, ['kubectl']);
@@ -181,8 +181,8 @@ test('helm test: the hook Pod is accepted by plinth, and its checks (/readyz wit
   assert.match(ran.output, /^admin: yes$/m);
   // The checks can fail: a token plinth does not know, or a CA that did not sign plinth's certificate.
   assert.notEqual((await runTestPod(pod, { ...files, token: 'not-a-token' })).exitCode, 0);
-  const otherCa = secretOfDefaults(`${FULLNAME}-tls`, 'ca.crt');
-  assert.notEqual((await runTestPod(pod, { ...files, ca: await otherCa })).exitCode, 0);
+  const otherCa = Buffer.from((await c.get(`/api/v1/namespaces/defaults/secrets/${FULLNAME}-tls`)).body.data['ca.crt'], 'base64').toString();
+  assert.notEqual((await runTestPod(pod, { ...files, ca: otherCa })).exitCode, 0);
 
   // The kubelet's report: the Pod succeeded; helm test reads it from plinth.
   const status = await c.request('PATCH', `/api/v1/namespaces/defaults/pods/${FULLNAME}-test/status`, {
@@ -194,11 +194,6 @@ test('helm test: the hook Pod is accepted by plinth, and its checks (/readyz wit
   assert.equal(r.code, 0, `helm test failed:\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, new RegExp(`TEST SUITE:\\s+${FULLNAME}-test[\\s\\S]*Phase:\\s+Succeeded`));
 });
-
-async function secretOfDefaults(name: string, key: string): Promise<string> {
-  const res = await env.plinth.client.get(`/api/v1/namespaces/defaults/secrets/${name}`);
-  return Buffer.from(res.body.data[key], 'base64').toString();
-}
 
 test('helm uninstall removes the release\'s objects and keeps the kept Secrets; a reinstall reuses them', async () => {
   const c = env.plinth.client;
