@@ -58,3 +58,36 @@ export function parseManifests(text: string): Obj[] {
 
 /** The path of a value set. */
 export const values = (set: string): string => join(FIXTURES, `${set}.yaml`);
+
+/** The release and namespace the rendering tests use, and the chart's full name for them. */
+export const NS = 'plinth-system';
+export const RELEASE = 'api';
+export const FULLNAME = 'api-plinth';
+
+/** `helm template` of a value set (plus extra helm arguments), parsed. */
+export async function render(set: string, extra: string[] = []): Promise<Obj[]> {
+  const r = await helm(['template', RELEASE, CHART, '-n', NS, '-f', values(set), ...extra]);
+  assert.equal(r.code, 0, `helm template ${set} failed:\n${r.stderr}`);
+  return parseManifests(r.stdout);
+}
+
+/** The first rendered object of `kind` (and `name`). */
+export function find(objs: Obj[], kind: string, name?: string): Obj | undefined {
+  return objs.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+}
+
+/** Like find(), failing the test when there is none. */
+export function get(objs: Obj[], kind: string, name?: string): Obj {
+  const o = find(objs, kind, name);
+  assert.ok(o, `no ${kind}${name ? ` ${name}` : ''} rendered`);
+  return o;
+}
+
+/** The plinth-apiserver container of a Deployment. */
+export const container = (deploy: Obj): Obj => deploy.spec.template.spec.containers[0];
+/** The plinth-apiserver arguments of the rendered Deployment. */
+export const argsOf = (objs: Obj[]): string[] => container(get(objs, 'Deployment')).args;
+/** The value of `--flag=value` in `args`. */
+export const arg = (args: string[], flag: string): string | undefined => args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+/** A rendered Secret's key, decoded. */
+export const secretData = (objs: Obj[], name: string, key: string): string => Buffer.from(get(objs, 'Secret', name).data[key], 'base64').toString('utf8');
