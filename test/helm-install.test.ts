@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { get as httpsGet } from 'node:https';
+import { request as httpsRequest } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { CHART, FIXTURES, helm, parseManifests, run, values, type Obj } from './helm.js';
@@ -239,18 +239,36 @@ function freePort(): Promise<number> {
   });
 }
 
-/** GET over https with the given TLS material; the status, or the error's code when the handshake fails. */
-function httpsStatus(url: string, tls: { ca: string; cert?: string; key?: string }): Promise<number | string> {
+/** TLS material and what to send in httpsStatus(). */
+interface HttpsCall {
+  ca: string;
+  cert?: string;
+  key?: string;
+  /** The name the server's certificate must carry (default: the URL's host). */
+  servername?: string;
+  method?: string;
+  token?: string;
+  body?: unknown;
+}
+
+/** An https request's status, or the error's code when the handshake fails. */
+function httpsStatus(url: string, call: HttpsCall): Promise<number | string> {
+  const { method = 'GET', token, body, ...tls } = call;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = {};
+  if (token) headers['authorization'] = `Bearer ${token}`;
+  if (payload) headers['content-type'] = 'application/json';
   return new Promise((resolve) => {
-    const req = httpsGet(url, { ...tls, agent: false }, (res) => {
+    const req = httpsRequest(url, { ...tls, method, headers, agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    req.end(payload);
   });
 }
 
-test('the bundled etcd\'s generated certificate, with the chart\'s flags: 3 members on loopback form a cluster over peer TLS with client certificates, plinth stores through it, a client without it is refused', async (t) => {
+test('the generated certificates with the chart\'s flags: 3 etcd members on loopback form a cluster over peer TLS with client certificates, a client without one is refused; plinth serves the generated serving certificate and stores through the members', async (t) => {
   const c = env.plinth.client;
   const dir = join(work, 'etcd-tls');
   mkdirSync(dir);
@@ -291,15 +309,27 @@ test('the bundled etcd\'s generated certificate, with the chart\'s flags: 3 memb
   // Client-certificate auth: the CA alone does not get a client in.
   assert.notEqual(await httpsStatus(`${member(0).client}/health`, { ca: withCert.ca }), 200);
 
-  // plinth with the Deployment's etcd flags (the same Secret mounted at /etc/plinth/etcd).
+  // plinth with the Deployment's etcd and serving-certificate flags (the Secrets mounted at
+  // /etc/plinth/etcd and /etc/plinth/tls).
+  const serving = (await c.get(`/api/v1/namespaces/defaults/secrets/${FULLNAME}-tls`)).body.data as Record<string, string>;
+  const tlsDir = join(dir, 'serving');
+  mkdirSync(tlsDir);
+  for (const key of ['ca.crt', 'tls.crt', 'tls.key']) writeFileSync(join(tlsDir, key), Buffer.from(serving[key]!, 'base64'), { mode: 0o600 });
   const deploy = (await c.get(`/apis/apps/v1/namespaces/defaults/deployments/${FULLNAME}`)).body;
-  const etcdFlags = (deploy.spec.template.spec.containers[0].args as string[]).filter((a) => /^--etcd-(cafile|certfile|keyfile)=/.test(a)).map((a) => a.replace('/etc/plinth/etcd', dir));
-  assert.equal(etcdFlags.length, 3);
-  const p = await startInProcess({ args: [`--etcd-servers=${[0, 1, 2].map((i) => member(i).client).join(',')}`, ...etcdFlags] });
+  const flags = (deploy.spec.template.spec.containers[0].args as string[])
+    .filter((a) => /^--(etcd-(cafile|certfile|keyfile)|tls-cert-file|tls-private-key-file)=/.test(a))
+    .map((a) => a.replace('/etc/plinth/etcd', dir).replace('/etc/plinth/tls', tlsDir));
+  assert.equal(flags.length, 5);
+  const p = await startInProcess({ args: [`--etcd-servers=${[0, 1, 2].map((i) => member(i).client).join(',')}`, ...flags] });
   try {
-    const created = await p.client.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'through-tls' }, data: { k: 'v' } });
-    assert.equal(created.status, 201, created.raw.toString());
-    assert.equal((await p.client.get('/api/v1/namespaces/default/configmaps/through-tls')).body.data.k, 'v');
+    // A client in the cluster: the Service's name, verified with the generated ca.crt.
+    const url = new URL(p.server.url);
+    const inCluster = { ca: readFileSync(join(tlsDir, 'ca.crt'), 'utf8'), servername: `${FULLNAME}.defaults.svc`, token: p.client.token };
+    assert.equal(await httpsStatus(`https://127.0.0.1:${url.port}/readyz`, inCluster), 200);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'through-tls' }, data: { k: 'v' } };
+    assert.equal(await httpsStatus(`https://127.0.0.1:${url.port}/api/v1/namespaces/default/configmaps`, { ...inCluster, method: 'POST', body: cm }), 201);
+    assert.equal(await httpsStatus(`https://127.0.0.1:${url.port}/api/v1/namespaces/default/configmaps/through-tls`, inCluster), 200);
+    assert.equal(await httpsStatus(`https://127.0.0.1:${url.port}/readyz`, { ...inCluster, servername: 'other.example.com' }), 'ERR_TLS_CERT_ALTNAME_INVALID');
   } finally {
     await p.stop();
   }
