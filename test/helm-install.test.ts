@@ -131,9 +131,11 @@ test('helm upgrade keeps every generated certificate and credential (lookup of t
   for (const name of GENERATED.filter((n) => n !== `${FULLNAME}-tls`)) assert.deepEqual(after[name], before[name], name);
 });
 
+let podRuns = 0;
+
 /** Plays the kubelet for the hook Pod: runs its containers' kubectl commands against plinth, in order. */
 async function runTestPod(pod: Obj, files: { kubeconfig: string; ca: string; token: string }): Promise<{ exitCode: number; output: string }> {
-  const dir = join(work, `pod-${Date.now()}`);
+  const dir = join(work, `pod-${++podRuns}`);
   mkdirSync(dir);
   // The projected volume: the kubeconfig from the ConfigMap beside ca.crt and the token.
   writeFileSync(join(dir, 'kubeconfig'), files.kubeconfig);
