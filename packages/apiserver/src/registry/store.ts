@@ -26,12 +26,14 @@ import {
   type Status,
   type StoredObject,
   type UserInfo,
+  storageDefOf,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
 import { Cacher, type GuardKey, type KeyFunctions, type ListOptions, type ListResult, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
+import { AsyncConvertingStore } from './async-converting-store.js';
 import { ConvertingStore } from './converting-store.js';
 import { deleteObject, hasPendingFinalizers, type DeleteOptions } from './delete.js';
 
@@ -166,7 +168,13 @@ export class ResourceStore {
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
     this.#apiVersion = apiVersionOf(def);
-    this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
+    if (def.convertAsync) {
+      const convert = def.convertAsync.bind(def);
+      const storageApiVersion = apiVersionOf(storageDefOf(def));
+      this.#deps = { ...deps, storage: new AsyncConvertingStore(deps.storage, { convert, apiVersion: this.#apiVersion, kind: def.kind, storageApiVersion }) };
+    } else {
+      this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
+    }
     this.#path = storagePathOf(def);
     this.#updateNameValidator = (value, prefix) => (prefix ? def.nameValidator(value, prefix) : []);
     this.#readDefaults = def.readDefaults?.bind(def);
