@@ -114,6 +114,11 @@ before(async () => {
       const url = new URL(req.url ?? '/', 'https://x');
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       received.set(url.pathname, [...(received.get(url.pathname) ?? []), { review, query: url.search, contentType: req.headers['content-type'] }]);
+      if (url.pathname === '/admit') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }));
+        return;
+      }
       const { status, body } = answer(review);
       res.statusCode = status ?? 200;
       res.setHeader('Content-Type', typeof body === 'string' ? 'text/plain' : 'application/json');
@@ -258,6 +263,40 @@ describe('conversion webhook, v1 reviews through a url', () => {
     assert.ok(added, JSON.stringify(events));
     assert.equal(added.object.apiVersion, `${GROUP}/v2`);
     assert.deepEqual(added.object.spec, { colour: 'pink' });
+  });
+
+  it('an admission webhook registered for v1 (matchPolicy Equivalent) gets a v2 request\'s object converted by the webhook', async () => {
+    const cfg = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'things-v1' },
+      webhooks: [
+        {
+          name: 'things.v1.check',
+          clientConfig: { url: `https://127.0.0.1:${port}/admit`, caBundle },
+          rules: [{ operations: ['CREATE'], apiGroups: [GROUP], apiVersions: ['v1'], resources: ['things'] }],
+          matchPolicy: 'Equivalent',
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
+    };
+    expectCode(await c().post('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', cfg), 201);
+    try {
+      // The configuration reaches admission through the watch cache: retry until it is called.
+      await eventually(async () => {
+        await c().delete(path(P, 'v2', 'admitted'));
+        expectCode(await c().post(path(P, 'v2'), objOf('Thing', 'v2', 'admitted', { colour: 'navy' })), 201);
+        return calls('/admit') > 0;
+      }, 10_000, 'the admission webhook is called');
+      const { review } = received.get('/admit')!.at(-1);
+      assert.deepEqual(review.request.kind, { group: GROUP, version: 'v1', kind: 'Thing' });
+      assert.deepEqual(review.request.requestKind, { group: GROUP, version: 'v2', kind: 'Thing' });
+      assert.equal(review.request.object.apiVersion, `${GROUP}/v1`);
+      assert.deepEqual(review.request.object.spec, { color: 'navy' });
+    } finally {
+      await c().delete('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/things-v1');
+    }
   });
 
   it('labels and annotations come from the webhook; other metadata changes are dropped', async () => {
