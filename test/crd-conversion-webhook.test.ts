@@ -382,6 +382,7 @@ describe('conversion webhook, v1 reviews through a url', () => {
     assert.ok(count('true', 'v1', 'v2') >= 3);
     assert.ok(count('true', 'v2', 'v1') >= 1);
     assert.ok(count('false', 'v1', 'v2') >= 10);
+    assert.equal(metrics.get('apiserver_crd_webhook_conversion_duration_seconds')?.help, '[ALPHA] CRD webhook conversion duration in seconds');
     const buckets = samplesOf(metrics, 'apiserver_crd_webhook_conversion_duration_seconds_bucket', { crd_name: `things.${GROUP}`, from_version: 'v1', to_version: 'v2', succeeded: 'true' }).map((s) => s.labels['le']);
     assert.deepEqual(buckets, ['0.001', '0.002', '0.004', '0.008', '0.016', '0.032', '0.064', '0.128', '0.256', '0.512', '1.024', '2.048', '4.096', '8.192', '16.384', '+Inf']);
   });
