@@ -134,7 +134,8 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const cache = deps.watchCaches?.add(prefix, apiVersionOf(storage), storage.kind);
     const backing = cache ?? deps.storage;
     const next = new Map<ResourceDefinition, ResourceStore>();
-    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, createGuardKey: crdGuardKey(lifecycle, d) }));
+    const onWatchConversionError = (e: unknown): void => log.error('unable to encode watch object', { crd: name, error: e instanceof Error ? e.message : String(e) });
+    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, createGuardKey: crdGuardKey(lifecycle, d), onWatchConversionError }));
     // The storage version's store, for the finalizer, even when that version is not served.
     const storageStore = next.get(storage) ?? new ResourceStore(storage, { storage: backing, keys: deps.keys, admission: deps.admission });
     try {

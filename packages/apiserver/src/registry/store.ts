@@ -125,6 +125,8 @@ class PendingFinish {
 
 export interface RegistryDeps {
   storage: Store;
+  /** Told why a watch ended on a conversion that failed (kube logs `unable to encode watch object`). */
+  onWatchConversionError?: ((error: unknown) => void) | undefined;
   /** kube's BeginCreate/BeginUpdate/AfterDelete of the resource's REST, if it has any. */
   hooks?: StoreHooks | undefined;
   keys: KeyFunctions;
@@ -171,7 +173,7 @@ export class ResourceStore {
     if (def.convertAsync) {
       const convert = def.convertAsync.bind(def);
       const storageApiVersion = apiVersionOf(storageDefOf(def));
-      this.#deps = { ...deps, storage: new AsyncConvertingStore(deps.storage, { convert, apiVersion: this.#apiVersion, kind: def.kind, storageApiVersion }) };
+      this.#deps = { ...deps, storage: new AsyncConvertingStore(deps.storage, { convert, apiVersion: this.#apiVersion, kind: def.kind, storageApiVersion, ...(deps.onWatchConversionError ? { onWatchError: deps.onWatchConversionError } : {}) }) };
     } else {
       this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
     }
