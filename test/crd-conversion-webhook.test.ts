@@ -113,7 +113,7 @@ before(async () => {
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'https://x');
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      received.set(url.pathname, [...(received.get(url.pathname) ?? []), { review, query: url.search, contentType: req.headers['content-type'] }]);
+      received.set(url.pathname, [...(received.get(url.pathname) ?? []), { review, query: url.search, contentType: req.headers['content-type'], userAgent: req.headers['user-agent'] }]);
       if (url.pathname === '/admit') {
         res.setHeader('Content-Type', 'application/json');
         res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }));
@@ -202,7 +202,8 @@ describe('conversion webhook, v1 reviews through a url', () => {
     assert.equal(res.body.apiVersion, `${GROUP}/v2`);
     assert.deepEqual(res.body.spec, { colour: 'green' });
     assert.equal(calls('/convert'), before + 1);
-    const { review, query, contentType } = received.get('/convert')!.at(-1);
+    const { review, query, contentType, userAgent } = received.get('/convert')!.at(-1);
+    assert.equal(userAgent, 'kube-apiserver-admission');
     assert.equal(review.apiVersion, 'apiextensions.k8s.io/v1');
     assert.equal(review.kind, 'ConversionReview');
     assert.equal(review.request.desiredAPIVersion, `${GROUP}/v2`);

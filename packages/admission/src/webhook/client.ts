@@ -117,7 +117,8 @@ export function postJSON(opts: PostJSONOptions, payload: unknown): Promise<unkno
       if (err) reject(err);
       else resolve(value);
     };
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': body.length, ...(target ? { Host: url.host } : {}) };
+    // kube's webhook client manager sets this User-Agent for admission and conversion webhooks alike.
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'User-Agent': 'kube-apiserver-admission', 'Content-Length': body.length, ...(target ? { Host: url.host } : {}) };
     const onResponse = (res: import('node:http').IncomingMessage): void => {
       const chunks: Buffer[] = [];
       let size = 0;
