@@ -65,8 +65,11 @@ export class AsyncConvertingStore implements Store {
 
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts?: UpdateOptions): Promise<StoredObject> {
     // A suggestion in the served version would need a conversion to be checked: read instead.
-    const inner: UpdateOptions | undefined = opts?.suggestion && opts.suggestion.apiVersion !== this.#opts.storageApiVersion ? { ...opts, suggestion: undefined } : opts;
-    if (inner && inner.suggestion === undefined) delete inner.suggestion;
+    let inner: UpdateOptions | undefined = opts;
+    if (opts?.suggestion && opts.suggestion.apiVersion !== this.#opts.storageApiVersion) {
+      const { suggestion: _s, ...rest } = opts;
+      inner = rest;
+    }
     const out = await this.#inner.guaranteedUpdate(
       key,
       async (current) => {
