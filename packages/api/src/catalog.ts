@@ -256,6 +256,13 @@ export interface ResourceDefinition extends KindDefinition {
    */
   readDefaults?(obj: StoredObject): StoredObject;
   /**
+   * A conversion that needs I/O (a CRD's conversion webhook): objects → `apiVersion` objects, in
+   * order, those already at it returned as they are. When present, every object read or written
+   * through this version (the storage version too: objects stored at an older version) whose
+   * apiVersion differs is converted with it, and `conversion`'s synchronous functions are not used.
+   */
+  convertAsync?(objs: readonly StoredObject[], apiVersion: string): Promise<StoredObject[]>;
+  /**
    * The resource's segment of its etcd keys (`/registry/<storagePath>/...`); the plural when absent.
    * Custom resources use `<group>/<plural>`, as kube does, so they cannot collide with built-ins.
    */

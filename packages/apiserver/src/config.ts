@@ -19,6 +19,7 @@ import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
 import { createAggregator, type Aggregator } from './aggregator/aggregator.js';
+import { conversionServiceResolver } from './aggregator/resolve.js';
 import { startAuthenticationInfoPublisher } from './controllers/cluster-authentication-info.js';
 import { syncCustomResourceAPIServices, syncLocalAPIServices } from './controllers/apiservice-autoregister.js';
 import { ensureSystemPriorityClasses, priorityClassHooks } from './controllers/priority-classes.js';
@@ -442,6 +443,10 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       admission,
       log,
       apiserverCount: () => identity.liveCount(),
+      conversion: {
+        resolveService: conversionServiceResolver({ services: stores.get(def('', 'v1', 'services'))!, endpoints: stores.get(def('', 'v1', 'endpoints'))! }),
+        observe: (labels, seconds) => metrics.crdWebhookConversion(labels, seconds),
+      },
     });
 
     const namespaces = stores.get(def('', 'v1', 'namespaces'))!;

@@ -80,21 +80,34 @@ function genericServerResponse(code: number, body: string): string {
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
 
-/** POSTs `review` to the webhook and returns the decoded answer; throws CallingWebhookError. */
-export function postReview(hook: Webhook, review: unknown): Promise<unknown> {
-  const address = webhookURL(hook);
-  const fail = (why: string): CallingWebhookError => new CallingWebhookError(hook.name, `failed to call webhook: ${why}`);
-  const svc = hook.clientConfig.service;
-  if (svc) {
-    try {
-      resolveService(svc);
-    } catch (e) {
-      return Promise.reject(fail(`Post "${address}": ${(e as Error).message}`));
-    }
-  }
+/** Where and how to POST (see postJSON). */
+export interface PostJSONOptions {
+  /** The address as kube prints it in errors (with `?timeout=<n>s`). */
+  url: string;
+  /** base64 PEM; the system roots when absent. */
+  caBundle?: string | undefined;
+  timeoutMs: number;
+  /**
+   * Where to connect when the URL's host is a service name (kube's service resolver): the TLS
+   * server name and Host header stay the URL's.
+   */
+  connectTo?: { host: string; port: number } | undefined;
+}
+
+/**
+ * POSTs `body` as JSON over HTTPS and returns the decoded answer (kube's webhook rest client);
+ * fails with Go's client error text (`Post "<url>": ...`, or client-go's message for a non-2xx
+ * answer), which kube puts in the messages clients see.
+ */
+export function postJSON(opts: PostJSONOptions, payload: unknown): Promise<unknown> {
+  const address = opts.url;
+  const fail = (why: string): Error => new Error(why);
   const url = new URL(address);
-  const body = Buffer.from(stringifyJson(review));
-  const ca = hook.clientConfig.caBundle ? Buffer.from(hook.clientConfig.caBundle, 'base64').toString('utf8') : undefined;
+  const body = Buffer.from(stringifyJson(payload));
+  const ca = opts.caBundle ? Buffer.from(opts.caBundle, 'base64').toString('utf8') : undefined;
+  const target = opts.connectTo
+    ? { hostname: opts.connectTo.host, port: opts.connectTo.port, path: `${url.pathname}${url.search}`, servername: url.hostname }
+    : undefined;
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (err: Error | undefined, value?: unknown): void => {
@@ -104,49 +117,65 @@ export function postReview(hook: Webhook, review: unknown): Promise<unknown> {
       if (err) reject(err);
       else resolve(value);
     };
-    const req = httpsRequest(
-      url,
-      {
-        method: 'POST',
-        ...(ca ? { ca } : {}),
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': body.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            res.destroy();
-            finish(fail(`Post "${address}": response body too large`));
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('error', (e) => finish(fail(`Post "${address}": ${e.message}`)));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const code = res.statusCode ?? 0;
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch (e) {
-            if (code < 200 || code > 299) return finish(fail(genericServerResponse(code, text)));
-            return finish(fail(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
-          }
-          if (code < 200 || code > 299) {
-            const status = parsed as { kind?: unknown; message?: unknown };
-            return finish(fail(status.kind === 'Status' && typeof status.message === 'string' ? status.message : genericServerResponse(code, text)));
-          }
-          finish(undefined, parsed);
-        });
-      },
-    );
+    // kube's webhook client manager sets this User-Agent for admission and conversion webhooks alike.
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'User-Agent': 'kube-apiserver-admission', 'Content-Length': body.length, ...(target ? { Host: url.host } : {}) };
+    const onResponse = (res: import('node:http').IncomingMessage): void => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          res.destroy();
+          finish(fail(`Post "${address}": response body too large`));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on('error', (e) => finish(fail(`Post "${address}": ${e.message}`)));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const code = res.statusCode ?? 0;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (e) {
+          if (code < 200 || code > 299) return finish(fail(genericServerResponse(code, text)));
+          return finish(fail(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
+        }
+        if (code < 200 || code > 299) {
+          const status = parsed as { kind?: unknown; message?: unknown };
+          return finish(fail(status.kind === 'Status' && typeof status.message === 'string' ? status.message : genericServerResponse(code, text)));
+        }
+        finish(undefined, parsed);
+      });
+    };
+    const req = target
+      ? httpsRequest({ ...target, method: 'POST', ...(ca ? { ca } : {}), headers }, onResponse)
+      : httpsRequest(url, { method: 'POST', ...(ca ? { ca } : {}), headers }, onResponse);
     const timer = setTimeout(() => {
       finish(fail(`Post "${address}": context deadline exceeded`));
       req.destroy();
-    }, hook.timeoutSeconds * 1000);
+    }, opts.timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) => finish(fail(`Post "${address}": ${describe(e, url.host)}`)));
     req.end(body);
   });
+}
+
+/** POSTs `review` to the webhook and returns the decoded answer; throws CallingWebhookError. */
+export async function postReview(hook: Webhook, review: unknown): Promise<unknown> {
+  const address = webhookURL(hook);
+  const fail = (why: string): CallingWebhookError => new CallingWebhookError(hook.name, `failed to call webhook: ${why}`);
+  const svc = hook.clientConfig.service;
+  if (svc) {
+    try {
+      resolveService(svc);
+    } catch (e) {
+      throw fail(`Post "${address}": ${(e as Error).message}`);
+    }
+  }
+  try {
+    return await postJSON({ url: address, caBundle: hook.clientConfig.caBundle, timeoutMs: hook.timeoutSeconds * 1000 }, review);
+  } catch (e) {
+    throw fail((e as Error).message);
+  }
 }

@@ -3,3 +3,4 @@ export { createValidatingWebhookPlugin, VALIDATING_WEBHOOK_PLUGIN } from './vali
 export type { WebhookPluginDeps } from './dispatch.js';
 export type { Webhook, ConfigurationLister } from './config.js';
 export type { NamespaceGetter } from './matching.js';
+export { postJSON, type PostJSONOptions } from './client.js';

@@ -20,7 +20,7 @@ export const MUTATING_WEBHOOK_PLUGIN = 'MutatingAdmissionWebhook';
 async function callMutatingHook(inv: WebhookInvocation, attrs: AdmissionAttributes, deps: WebhookPluginDeps): Promise<boolean> {
   const hook = inv.hook;
   // The object as the previous webhooks left it, in this webhook's version.
-  const objects = versionedAttributes(attrs, inv);
+  const objects = await versionedAttributes(attrs, inv);
   const result = await callHook(inv, attrs, objects, true, deps);
   if (!result.patch) return false;
   let ops: unknown;
@@ -55,7 +55,7 @@ async function callMutatingHook(inv: WebhookInvocation, attrs: AdmissionAttribut
     (ownKind ?? inv.resource).strategy.defaults?.(next);
   }
   const changed = !jsonEqual(object, next);
-  replaceObject(attrs.object, objects.converted ? toRequestVersion(attrs, inv.resource, next) : next);
+  replaceObject(attrs.object, objects.converted ? await toRequestVersion(attrs, inv.resource, next) : next);
   return changed;
 }
 

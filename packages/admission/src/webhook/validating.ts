@@ -27,7 +27,7 @@ export function createValidatingWebhookPlugin(deps: WebhookPluginDeps): Admissio
         if (!inv) continue;
         let objects = byResource.get(inv.resource);
         if (!objects) {
-          objects = versionedAttributes(attrs, inv);
+          objects = await versionedAttributes(attrs, inv);
           byResource.set(inv.resource, objects);
         }
         relevant.push({ inv, objects });

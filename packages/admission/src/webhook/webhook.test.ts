@@ -54,7 +54,7 @@ function hook(extra: Record<string, unknown> = {}, config = 'c'): Webhook {
 /** A review of the request's own resource (no equivalent resource involved). */
 function createAdmissionReview(h: Webhook, a: AdmissionAttributes): ReturnType<typeof createReview> {
   const inv = { hook: h, resource: a.resource, subresource: a.subresource, kind: a.kind };
-  return createReview(inv, a, versionedAttributes(a, inv));
+  return createReview(inv, a, { kind: inv.kind, object: a.object, oldObject: a.oldObject, converted: false });
 }
 
 const rule = (r: Record<string, unknown>): Record<string, unknown> => ({ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], ...r });
@@ -161,7 +161,7 @@ describe('matchPolicy Equivalent', () => {
     const inv = await shouldCallHook(hook({ rules: [coreRule] }), attrs, async () => undefined, equivalents);
     assert.equal(inv?.resource, coreEvents);
     assert.deepEqual(inv?.kind, { group: '', version: 'v1', kind: 'Event' });
-    const objects = versionedAttributes(attrs, inv!);
+    const objects = await versionedAttributes(attrs, inv!);
     assert.equal(objects.converted, true);
     assert.equal(objects.object?.apiVersion, 'v1');
     assert.equal(objects.object?.['message'], 'hello');

@@ -8,7 +8,7 @@
 import { type FieldError, fieldErr, GoLiteral, goStringSlice } from '../field-errors.js';
 import { isPlainObject, type StoredObject } from '../types.js';
 import { isDNS1123Subdomain } from '../validation.js';
-import { isDNS1035Label, validateWebhookURL } from '../groups/admissionregistration/webhooks.js';
+import { isDNS1035Label, validateWebhookService, validateWebhookURL } from '../groups/admissionregistration/webhooks.js';
 import { goValue } from './gofmt.js';
 import { hasOwn } from '../json.js';
 import { schemaHas, validateDefaults, validateOpenAPISchema, validateStructural } from './schema-validation.js';
@@ -219,8 +219,6 @@ function validateConversion(conversion: Raw | undefined, preserveUnknownFields: 
   const clientConfig = rec(webhook?.['clientConfig']);
   const reviewVersions = strings(webhook?.['conversionReviewVersions']);
   if (strategy === 'Webhook') {
-    // plinth does not call conversion webhooks: such a CRD could never serve a second version.
-    errs.push(fieldErr.forbidden(`${path}.strategy`, 'webhook conversion is not supported by this server; use strategy None'));
     if (!clientConfig) {
       errs.push(fieldErr.required(`${path}.webhookClientConfig`, 'required when strategy is set to Webhook'));
     } else {
@@ -228,10 +226,7 @@ function validateConversion(conversion: Raw | undefined, preserveUnknownFields: 
       const service = rec(clientConfig['service']);
       if ((typeof url === 'string') === !!service) errs.push(fieldErr.required(`${path}.webhookClientConfig`, 'exactly one of url or service is required'));
       else if (typeof url === 'string') errs.push(...validateWebhookURL(url, `${path}.webhookClientConfig.url`));
-      else if (service) {
-        if (!str(service['name'])) errs.push(fieldErr.required(`${path}.webhookClientConfig.service.name`, 'service name is required'));
-        if (!str(service['namespace'])) errs.push(fieldErr.required(`${path}.webhookClientConfig.service.namespace`, 'service namespace is required'));
-      }
+      else if (service) errs.push(...validateWebhookService(service, `${path}.webhookClientConfig.service`));
     }
     const rp = `${path}.conversionReviewVersions`;
     if (reviewVersions.length === 0) errs.push(fieldErr.required(rp));

@@ -64,8 +64,34 @@ test('CRD validation table: each rule gives kube\'s cause', () => {
     ['kind required (singular and listKind default from it)', crd((s) => (s['names'] = { plural: 'foos' })), ['spec.names.singular: Required value', 'spec.names.kind: Required value', 'spec.names.listKind: Required value']],
     ['kind and listKind differ', crd((s) => (s['names'] = { plural: 'foos', kind: 'Foo', listKind: 'Foo' })), ['spec.names.listKind: Invalid value: "Foo": kind and listKind may not be the same']],
     ['preserveUnknownFields', crd((s) => (s['preserveUnknownFields'] = true)), ['spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-preserve-unknown-fields to true in spec.versions[*].schema instead']],
-    ['webhook conversion is not supported', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://conv.example.com/convert' }, conversionReviewVersions: ['v1'] } })), [
-      'spec.conversion.strategy: Forbidden: webhook conversion is not supported by this server; use strategy None',
+    ['webhook conversion with a url is accepted', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://conv.example.com/convert' }, conversionReviewVersions: ['v1'] } })), []],
+    ['webhook conversion with a service is accepted (port defaults to 443)', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: 'conv', path: '/convert' } }, conversionReviewVersions: ['v1beta1', 'v1'] } })), []],
+    ['webhook needs a client config', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } })), [
+      'spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook',
+    ]],
+    ['webhook needs url or service, not both', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://a', service: { namespace: 'ns', name: 'conv' } }, conversionReviewVersions: ['v1'] } })), [
+      'spec.conversion.webhookClientConfig: Required value: exactly one of url or service is required',
+    ]],
+    ['webhook url must be https without query', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://conv.example.com/x?a=b' }, conversionReviewVersions: ['v1'] } })), [
+      `spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+      'spec.conversion.webhookClientConfig.url: Invalid value: "a=b": query parameters are not permitted in the URL',
+    ]],
+    // kube 1.24 passes the service's name and namespace swapped to ValidateWebhookService.
+    ['webhook service name and namespace (kube swaps the fields)', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'ns', name: '', port: 0, path: 'x//' } }, conversionReviewVersions: ['v1'] } })), [
+      'spec.conversion.webhookClientConfig.service.namespace: Required value: service namespace is required',
+      'spec.conversion.webhookClientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
+      `spec.conversion.webhookClientConfig.service.path: Invalid value: "x//": must start with a '/'`,
+      'spec.conversion.webhookClientConfig.service.path: Invalid value: "x//": segment[0] may not be empty',
+      'spec.conversion.webhookClientConfig.service.path: Invalid value: "x//": segment[1] may not be empty',
+    ]],
+    ['conversionReviewVersions required', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://a/c' } } })), ['spec.conversion.conversionReviewVersions: Required value']],
+    ['conversionReviewVersions must name a known version, once', crd((s) => (s['conversion'] = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://a/c' }, conversionReviewVersions: ['v2', 'v2'] } })), [
+      'spec.conversion.conversionReviewVersions[1]: Invalid value: "v2": duplicate version',
+      'spec.conversion.conversionReviewVersions: Invalid value: []string{"v2", "v2"}: must include at least one of v1, v1beta1',
+    ]],
+    ['strategy None forbids a webhook', crd((s) => (s['conversion'] = { strategy: 'None', webhook: { clientConfig: { url: 'https://a/c' }, conversionReviewVersions: ['v1'] } })), [
+      'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
+      'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
     ]],
     ['conversion strategy value', crd((s) => (s['conversion'] = { strategy: 'Magic' })), ['spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", "Webhook"']],
     ['printer column type and path', crd((s) => ((s['versions'] as Obj[])[0]!['additionalPrinterColumns'] = [{ name: 'Size', type: 'int', jsonPath: 'spec.size' }])), [

@@ -51,3 +51,22 @@ export async function resolveService(deps: { services: ResourceStore; endpoints:
   }
   return { ok: false, reason: 'MissingEndpoints', message: `endpoints for ${where} have no addresses with port name ${JSON.stringify(portName)}` };
 }
+
+/**
+ * A webhook's service resolver (kube's webhook ServiceResolver over apiserver/pkg/util/proxy):
+ * the Service's endpoint, as for APIServices; a failure reads as kube's resolver error.
+ */
+export function conversionServiceResolver(deps: { services: ResourceStore; endpoints: ResourceStore }): (ref: ServiceRef) => Promise<{ host: string; port: number }> {
+  return async (ref) => {
+    const r = await resolveService(deps, ref);
+    if (r.ok) return { host: r.host, port: r.port };
+    switch (r.reason) {
+      case 'ServiceNotFound':
+        throw new Error(`service ${JSON.stringify(ref.name)} not found`);
+      case 'ServicePortError':
+        throw new Error(`no service port ${ref.port} found for service ${JSON.stringify(ref.name)}`);
+      default:
+        throw new Error(`no endpoints available for service ${JSON.stringify(ref.name)}`);
+    }
+  };
+}

@@ -21,6 +21,7 @@ import { ResourceStore, now, type RequestScope } from '../registry/store.js';
 import type { Logger } from '../log.js';
 import { runInformer, type Informer } from '../controllers/informer.js';
 import { buildCustomResourceDefinitions } from './definitions.js';
+import { createWebhookConverter, type ConversionObserver, type CustomResourceConverter, type ServiceResolver } from './conversion-webhook.js';
 import { calculateNamesAndConditions } from './names.js';
 import { crdGuardKey, lifecycleOf, observe, type CRDLifecycle } from './lifecycle.js';
 import { CLEANUP_FINALIZER, conditionOf, isConditionTrue, sameCondition, setCondition, storageVersionOf, type CRD } from './types.js';
@@ -43,6 +44,8 @@ export interface CustomResourceControllerDeps {
   apiserverCount?: () => Promise<number>;
   /** ms between NamesAccepted and Established when several replicas serve (kube: 5 s). */
   establishDelayMs?: number;
+  /** What conversion webhooks need: where services are served, and the duration metric. */
+  conversion?: { resolveService?: ServiceResolver; observe?: ConversionObserver };
 }
 
 /** kube's establishing delay in HA (apiextensions-apiserver: 5 s when MasterCount > 1). */
@@ -81,6 +84,24 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
   const establishTimers = new Map<string, NodeJS.Timeout>();
   const statusStrategy: ResourceStrategy | undefined = deps.crds.def.subresources.find((s) => s.name === 'status')?.strategy;
 
+  /** A CRD's conversion webhook client (kube builds one per CRD with its serving info). */
+  const converterOf = (crd: CRD): CustomResourceConverter | undefined => {
+    const conv = crd.spec.conversion;
+    if (conv?.strategy !== 'Webhook' || !conv.webhook?.clientConfig) return undefined;
+    const cc = conv.webhook.clientConfig;
+    return createWebhookConverter({
+      crdName: crd.metadata.name!,
+      config: {
+        ...(cc.url !== undefined ? { url: cc.url } : {}),
+        ...(cc.service ? { service: cc.service } : {}),
+        ...(cc.caBundle ? { caBundle: cc.caBundle } : {}),
+        conversionReviewVersions: conv.webhook.conversionReviewVersions ?? [],
+      },
+      resolveService: deps.conversion?.resolveService,
+      observe: deps.conversion?.observe,
+    });
+  };
+
   const unserve = (name: string): void => {
     const cur = served.get(name);
     if (!cur) return;
@@ -102,7 +123,7 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const lifecycle = lifecycleOf(crd, deps.keys.objectKey(storagePathOf(deps.crds.def), undefined, name));
     let built: ReturnType<typeof buildCustomResourceDefinitions>;
     try {
-      built = buildCustomResourceDefinitions(crd, lifecycle);
+      built = buildCustomResourceDefinitions(crd, lifecycle, { converter: converterOf(crd) });
     } catch (e) {
       log.error('custom resource definition cannot be served', { name, error: String(e) });
       unserve(name);
@@ -113,7 +134,8 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const cache = deps.watchCaches?.add(prefix, apiVersionOf(storage), storage.kind);
     const backing = cache ?? deps.storage;
     const next = new Map<ResourceDefinition, ResourceStore>();
-    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, createGuardKey: crdGuardKey(lifecycle, d) }));
+    const onWatchConversionError = (e: unknown): void => log.error('unable to encode watch object', { crd: name, error: e instanceof Error ? e.message : String(e) });
+    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, createGuardKey: crdGuardKey(lifecycle, d), onWatchConversionError }));
     // The storage version's store, for the finalizer, even when that version is not served.
     const storageStore = next.get(storage) ?? new ResourceStore(storage, { storage: backing, keys: deps.keys, admission: deps.admission });
     try {

@@ -29,6 +29,7 @@ import {
 } from '@plinth/api';
 import { storageVersionOf, type CRD, type CRDScale, type CRDVersion } from './types.js';
 import type { CRDLifecycle } from './lifecycle.js';
+import type { CustomResourceConverter } from './conversion-webhook.js';
 
 const ALL_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const MAX_INT32 = 2147483647;
@@ -259,6 +260,11 @@ function readDefaultsOf(raw: unknown): ((obj: StoredObject) => StoredObject) | u
   return (obj) => defaulted(obj, tree) as StoredObject;
 }
 
+/** The synchronous conversion of a version converted by a webhook: never to be called. */
+function asyncOnly(): never {
+  throw new Error('this custom resource is converted by its conversion webhook, asynchronously');
+}
+
 /**
  * kube's defaultDeprecationWarning (apiextensions-apiserver customresource_handler.go, 1.24):
  * `<group>/<version> <Kind> is deprecated`, and `; use <group>/<newer> <Kind>` naming the
@@ -293,7 +299,9 @@ function kindSchema(compiled: CompiledVersionSchema | undefined): Schema {
 export function buildCustomResourceDefinitions(
   crd: CRD,
   lifecycle: CRDLifecycle = { terminating: false, uid: crd.metadata.uid ?? '', key: '', revision: 0 },
+  opts: { converter?: CustomResourceConverter | undefined } = {},
 ): { served: ResourceDefinition[]; storage: ResourceDefinition } {
+  const converter = crd.spec.conversion?.strategy === 'Webhook' ? opts.converter : undefined;
   const { group, scope } = crd.spec;
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const plural = names.plural;
@@ -331,7 +339,11 @@ export function buildCustomResourceDefinitions(
       table: customResourceTable(v.additionalPrinterColumns ?? []),
       storagePath: `${group}/${plural}`,
     };
-    if (readDefaults) def.readDefaults = readDefaults;
+    // Through a webhook the versions' objects differ: each is defaulted with its own schema
+    // once converted (kube's decoder defaults the converted object with the version's schema).
+    const defaults = converter ? readDefaultsOf(v.schema?.openAPIV3Schema) : readDefaults;
+    if (defaults) def.readDefaults = defaults;
+    if (converter) def.convertAsync = (objs, apiVersion) => converter.convert(objs, apiVersion);
     if (v.deprecated) def.deprecation = { warning: v.deprecationWarning ?? defaultDeprecationWarning(crd, v.name), removedRelease: '' };
     infos.set(def, { crdName: crd.metadata.name!, crdUID: crd.metadata.uid ?? '', compiled: effective, scale: v.subresources?.scale, lifecycle });
     byVersion.set(v.name, def);
@@ -341,6 +353,11 @@ export function buildCustomResourceDefinitions(
     if (def === storage) continue;
     const apiVersion = `${group}/${version}`;
     const storageApiVersion = `${group}/${storageVersion}`;
+    if (converter) {
+      // Everything goes through convertAsync (the registry store awaits the webhook).
+      def.conversion = { storage, toStorage: asyncOnly, fromStorage: asyncOnly };
+      continue;
+    }
     // Conversion strategy None: the object is the same, only its apiVersion differs.
     def.conversion = {
       storage,

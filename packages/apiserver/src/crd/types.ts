@@ -46,7 +46,13 @@ export interface CRD extends StoredObject {
     names: CRDNames;
     scope: 'Namespaced' | 'Cluster';
     versions: CRDVersion[];
-    conversion?: { strategy: string };
+    conversion?: {
+      strategy: string;
+      webhook?: {
+        clientConfig?: { url?: string; service?: { namespace: string; name: string; path?: string; port?: number }; caBundle?: string };
+        conversionReviewVersions?: string[];
+      };
+    };
   };
   status?: {
     conditions?: CRDCondition[];

@@ -86,6 +86,8 @@ export class ApiserverMetrics {
   readonly #watchSeries = new Map<string, WatchSeries>();
   readonly #authChildren = new Map<string, CounterChild>();
   readonly #webhookChildren = new Map<string, HistogramChild>();
+  readonly #crdConversion: FastHistogram;
+  readonly #crdConversionChildren = new Map<string, HistogramChild>();
   readonly #auditErrorChildren = new Map<string, CounterChild>();
   #auditEventChild: CounterChild | undefined;
   #storageObjects: () => Promise<Array<[string, number]>> = async () => [];
@@ -222,6 +224,15 @@ export class ApiserverMetrics {
       labelNames: ['name', 'type', 'operation', 'rejected'],
       buckets: [0.005, 0.025, 0.1, 0.5, 1.0, 2.5],
       stability: 'STABLE',
+    });
+
+    // kube 1.24 apiextensions-apiserver conversion/metrics.go (renamed in 1.28).
+    this.#crdConversion = r.histogram({
+      name: 'apiserver_crd_webhook_conversion_duration_seconds',
+      help: 'CRD webhook conversion duration in seconds',
+      labelNames: ['crd_name', 'from_version', 'to_version', 'succeeded'],
+      buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
+      stability: 'ALPHA',
     });
 
     this.#readOnlyGauge = this.#inflight.labels('readOnly');
@@ -436,6 +447,15 @@ export class ApiserverMetrics {
     const key = `${name} ${type} ${operation} ${rejected}`;
     let h = this.#webhookChildren.get(key);
     if (!h) this.#webhookChildren.set(key, (h = this.#webhookDuration.labels(name, type, operation, String(rejected))));
+    h.observe(seconds);
+  }
+
+  /** apiserver_crd_webhook_conversion_duration_seconds: one conversion through a CRD's webhook. */
+  crdWebhookConversion(labels: { crdName: string; fromVersion: string; toVersion: string; succeeded: boolean }, seconds: number): void {
+    if (!this.recording) return;
+    const key = `${labels.crdName} ${labels.fromVersion} ${labels.toVersion} ${labels.succeeded}`;
+    let h = this.#crdConversionChildren.get(key);
+    if (!h) this.#crdConversionChildren.set(key, (h = this.#crdConversion.labels(labels.crdName, labels.fromVersion, labels.toVersion, String(labels.succeeded))));
     h.observe(seconds);
   }
 

@@ -26,12 +26,14 @@ import {
   type Status,
   type StoredObject,
   type UserInfo,
+  storageDefOf,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
 import { Cacher, type GuardKey, type KeyFunctions, type ListOptions, type ListResult, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
+import { AsyncConvertingStore } from './async-converting-store.js';
 import { ConvertingStore } from './converting-store.js';
 import { deleteObject, hasPendingFinalizers, type DeleteOptions } from './delete.js';
 
@@ -123,6 +125,8 @@ class PendingFinish {
 
 export interface RegistryDeps {
   storage: Store;
+  /** Told why a watch ended on a conversion that failed (kube logs `unable to encode watch object`). */
+  onWatchConversionError?: ((error: unknown) => void) | undefined;
   /** kube's BeginCreate/BeginUpdate/AfterDelete of the resource's REST, if it has any. */
   hooks?: StoreHooks | undefined;
   keys: KeyFunctions;
@@ -166,7 +170,13 @@ export class ResourceStore {
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
     this.#apiVersion = apiVersionOf(def);
-    this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
+    if (def.convertAsync) {
+      const convert = def.convertAsync.bind(def);
+      const storageApiVersion = apiVersionOf(storageDefOf(def));
+      this.#deps = { ...deps, storage: new AsyncConvertingStore(deps.storage, { convert, apiVersion: this.#apiVersion, kind: def.kind, storageApiVersion, ...(deps.onWatchConversionError ? { onWatchError: deps.onWatchConversionError } : {}) }) };
+    } else {
+      this.#deps = def.conversion ? { ...deps, storage: new ConvertingStore(deps.storage, def.conversion, { apiVersion: this.#apiVersion, kind: def.kind }) } : deps;
+    }
     this.#path = storagePathOf(def);
     this.#updateNameValidator = (value, prefix) => (prefix ? def.nameValidator(value, prefix) : []);
     this.#readDefaults = def.readDefaults?.bind(def);

@@ -207,7 +207,7 @@ export function validateWebhookURL(url: string, path: string): FieldError[] {
  * `(namespace, name)` signature), so a missing name is reported as the namespace and vice versa;
  * kept, since clients see these messages.
  */
-function validateWebhookService(service: Record<string, unknown>, path: string): FieldError[] {
+export function validateWebhookService(service: Record<string, unknown>, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (str(service['namespace']) === '') errs.push(fieldErr.required(`${path}.name`, 'service name is required'));
   if (str(service['name']) === '') errs.push(fieldErr.required(`${path}.namespace`, 'service namespace is required'));
