@@ -81,6 +81,10 @@ export interface ServerOptions {
   admissionControlConfigFile: string;
   /** kube-controller-manager's `--controllers` (controllers-flag.ts). */
   controllers: string[];
+  /** kube-apiserver's and kube-controller-manager's `--enable-garbage-collector`: GC finalizers on delete, and the garbagecollector controller. */
+  enableGarbageCollector: boolean;
+  /** kube-controller-manager's `--concurrent-gc-syncs`: workers of each garbage-collector queue. */
+  concurrentGcSyncs: number;
   /** Seconds: DefaultTolerationSeconds' not-ready:NoExecute toleration. */
   defaultNotReadyTolerationSeconds: number;
   /** Seconds: DefaultTolerationSeconds' unreachable:NoExecute toleration. */
@@ -223,7 +227,9 @@ const SPECS: FlagSpec[] = [
   { name: 'authorization-webhook-cache-unauthorized-ttl', kind: 'duration', key: 'authorizationWebhookCacheUnauthorizedTtl', default: '30s', usage: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
   { name: 'enable-admission-plugins', kind: 'strings', key: 'enableAdmissionPlugins', default: '', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook).' },
   { name: 'admission-control-config-file', kind: 'string', key: 'admissionControlConfigFile', default: '', usage: 'File with admission control configuration.' },
-  { name: 'controllers', kind: 'strings', key: 'controllers', default: '*', usage: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers plinth runs in-process (all on by default): clusterrole-aggregation, csrapproving, csrsigning, namespace, pv-protection, pvc-protection, resourcequota, root-ca-cert-publisher, serviceaccount, serviceaccount-token, tokencleaner. Other kube-controller-manager names are known and may be turned off, not on." },
+  { name: 'controllers', kind: 'strings', key: 'controllers', default: '*', usage: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers plinth runs in-process (all on by default): clusterrole-aggregation, csrapproving, csrsigning, garbagecollector, namespace, pv-protection, pvc-protection, resourcequota, root-ca-cert-publisher, serviceaccount, serviceaccount-token, tokencleaner. Other kube-controller-manager names are known and may be turned off, not on." },
+  { name: 'enable-garbage-collector', kind: 'bool', key: 'enableGarbageCollector', default: 'true', usage: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-controller-manager. (plinth runs the garbage collector in-process: false also stops it.)' },
+  { name: 'concurrent-gc-syncs', kind: 'int', key: 'concurrentGcSyncs', default: '20', usage: 'The number of garbage collector workers that are allowed to sync concurrently.' },
   { name: 'disable-admission-plugins', kind: 'strings', key: 'disableAdmissionPlugins', default: '', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list.' },
   { name: 'default-not-ready-toleration-seconds', kind: 'int', key: 'defaultNotReadyTolerationSeconds', default: '300', usage: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   { name: 'default-unreachable-toleration-seconds', kind: 'int', key: 'defaultUnreachableTolerationSeconds', default: '300', usage: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
