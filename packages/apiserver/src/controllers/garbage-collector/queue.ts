@@ -3,7 +3,7 @@
  * a key is queued once however often it is added, never processed by two workers at once (added
  * while processing, it runs again after); `workers` keys run concurrently (kube's
  * --concurrent-gc-syncs); `addRateLimited` retries a key after a per-key exponential backoff
- * (5 ms doubling, kube's DefaultControllerRateLimiter, here capped at `maxBackoffMs`) that
+ * (5 ms doubling to 1,000 s, kube's DefaultControllerRateLimiter's per-item limiter) that
  * `forget` resets.
  */
 import type { Logger } from '../../log.js';
@@ -43,7 +43,7 @@ export interface GCQueue {
 }
 
 export function createGCQueue(opts: GCQueueOptions): GCQueue {
-  const maxBackoffMs = opts.maxBackoffMs ?? 10_000;
+  const maxBackoffMs = opts.maxBackoffMs ?? 1_000_000;
   /** Queued keys with the time they were queued. */
   const queued = new Map<string, number>();
   /** Keys being processed with their start time. */
