@@ -65,7 +65,8 @@ export function startGarbageCollector(deps: GarbageCollectorDeps): () => void {
     storeOf: deps.storeOf,
     log,
     onList: (apiVersion, kind, items) => {
-      graphChanges?.add();
+      // One change per object listed, as kube's informer adds each.
+      if (graphChanges) for (let i = 0; i < items.length; i++) graphChanges.add();
       builder.replace(apiVersion, kind, items);
     },
     onObject: (apiVersion, kind, type, obj) => {
