@@ -520,6 +520,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // kube-controller-manager's controllers as --controllers selects them (plinth's own singletons,
     // e.g. the compactor, always run).
     const controllerOn = (name: string): boolean => isControllerEnabled(opts.controllers, name);
+    // kube-controller-manager's log when an enabled controller's init declines to run.
+    if (!opts.enableGarbageCollector && controllerOn('garbagecollector')) log.info('Skipping "garbagecollector"', { reason: '--enable-garbage-collector=false' });
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
       // kube's apiserverleasegc (every replica, hourly there): here the leader, each renewal period.
