@@ -91,13 +91,13 @@ export class GraphBuilder {
           if (observed.namespace !== '' && dep.identity.namespace !== observed.namespace) this.#reportInvalidNamespaceOwnerRef(dep, uid);
           this.#deps.attemptToDelete(dep.identity.uid);
         }
-        existing.identity = { ...observed };
+        existing.identity = observed;
       }
       existing.virtual = false;
     }
     if (event.type !== 'delete') {
       if (!existing) {
-        const n = new GraphNode({ identity: { ...event.identity }, virtual: false, owners: event.owners, beingDeleted: event.beingDeleted, deletingDependents: event.beingDeleted && event.foreground });
+        const n = new GraphNode({ identity: event.identity, virtual: false, owners: event.owners, beingDeleted: event.beingDeleted, deletingDependents: event.beingDeleted && event.foreground });
         this.graph.set(n);
         this.#addDependentToOwners(n, n.owners);
         this.#processTransitions(undefined, event, n);
@@ -169,11 +169,11 @@ export class GraphBuilder {
         // Named but not seen: a virtual node in the dependent's namespace, checked by a worker.
         owner = new GraphNode({ identity: refIdentity(ref, n.identity.namespace), virtual: true });
         this.graph.set(owner);
-        owner.dependents.add(n);
+        owner.addDependent(n);
         this.#deps.attemptToDelete(ref.uid);
         continue;
       }
-      owner.dependents.add(n);
+      owner.addDependent(n);
       if (potentiallyInvalid) continue;
       const ownerNamespaced = owner.identity.namespace !== '';
       if (ownerNamespaced && owner.identity.namespace !== n.identity.namespace) {
@@ -189,7 +189,7 @@ export class GraphBuilder {
   }
 
   #removeDependentFromOwners(n: GraphNode, owners: readonly OwnerReference[]): void {
-    for (const ref of owners) this.graph.get(ref.uid)?.dependents.delete(n);
+    for (const ref of owners) this.graph.get(ref.uid)?.deleteDependent(n);
   }
 
   /** kube's addUnblockedOwnersToDeleteQueue: a foreground owner no longer blocked re-checks. */

@@ -38,6 +38,8 @@ export function refIdentity(ref: OwnerReference, namespace: string): Identity {
   return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace };
 }
 
+const NO_DEPENDENTS: ReadonlySet<GraphNode> = new Set();
+
 export class GraphNode {
   identity: Identity;
   /** Only named by ownerRefs so far (kube's `virtual`, cleared by markObserved). */
@@ -47,18 +49,30 @@ export class GraphNode {
   /** Being deleted in the foreground: waits for its blocking dependents. */
   deletingDependents: boolean;
   owners: OwnerReference[];
-  readonly dependents: Set<GraphNode>;
+  /** Created with the first dependent: most objects have none, and the graph holds every object. */
+  #dependents: Set<GraphNode> | undefined;
   /** The GC finalizers last observed (to see a transition start, kube's processTransitions). */
   orphanFinalizer = false;
   foregroundFinalizer = false;
 
-  constructor(init: { identity: Identity; virtual: boolean; owners?: OwnerReference[]; beingDeleted?: boolean; deletingDependents?: boolean; dependents?: Set<GraphNode> }) {
+  constructor(init: { identity: Identity; virtual: boolean; owners?: OwnerReference[]; beingDeleted?: boolean; deletingDependents?: boolean }) {
     this.identity = init.identity;
     this.virtual = init.virtual;
     this.owners = init.owners ?? [];
     this.beingDeleted = init.beingDeleted ?? false;
     this.deletingDependents = init.deletingDependents ?? false;
-    this.dependents = init.dependents ?? new Set();
+  }
+
+  get dependents(): ReadonlySet<GraphNode> {
+    return this.#dependents ?? NO_DEPENDENTS;
+  }
+
+  addDependent(n: GraphNode): void {
+    (this.#dependents ??= new Set()).add(n);
+  }
+
+  deleteDependent(n: GraphNode): void {
+    this.#dependents?.delete(n);
   }
 
   /** kube's blockingDependents: dependents whose ownerRef to this node has blockOwnerDeletion. */
