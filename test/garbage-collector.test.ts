@@ -209,12 +209,10 @@ describe("kube's rules for owners that are not where the reference says", () => 
   it('an owner in another namespace: the dependent is collected, with a Warning OwnerRefInvalidNamespace event as kube writes it', async () => {
     const c = env.plinth.client;
     const owner = await create(c, cm('owner', 'gc-a'));
-    // The owner is in the collector's graph before the dependent names it (the event needs that).
-    await eventually(async () => {
-      const m = (await c.get('/metrics')).raw.toString();
-      return /workqueue_adds_total\{name="garbage_collector_graph_changes"\} \d+/.test(m);
-    }, 5_000, 'the collector running');
-    await new Promise((r) => setTimeout(r, 500));
+    // The owner must be in the collector's graph before the dependent names it (kube writes the
+    // event only then): a probe ConfigMap created after it, collected, was seen after it.
+    const probe = await create(c, cm('probe', 'gc-a', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'never-there', uid: randomUUID() }]));
+    await gone(c, [probe], 'the probe collected');
     const dep = await create(c, cm('dependent', 'gc-b', [refTo(owner)]));
     await gone(c, [dep], 'the dependent of an owner in another namespace collected');
     assert.ok(await read(c, owner), 'the owner is untouched');
