@@ -26,6 +26,7 @@ import { workloadsScenario } from './scenarios/workloads.js';
 import { admissionScenario } from './scenarios/admission.js';
 import { metricsScenario } from './scenarios/metrics.js';
 import { attacksScenario } from './scenarios/attacks.js';
+import { gcScenario } from './scenarios/gc.js';
 import { podProfile } from './lib/objects.js';
 
 const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -109,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
       ['admission', admissionScenario],
       ['metrics', metricsScenario],
       ['attacks', attacksScenario],
+      ['gc', gcScenario],
     ];
     for (const [name, fn] of scenarios) {
       if (only && !only.includes(name)) continue;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { decodeProtobuf } from '@plinth/apiserver';
-import { kubectlPath, usePlinth } from './harness.js';
+import { eventually, kubectlPath, usePlinth } from './harness.js';
 import { causeFields, expectCode } from './assertions.js';
 
 const env = usePlinth();
@@ -82,13 +82,18 @@ describe('batch', () => {
   });
 
   it('orphans the pods of a batch/v1 Job deleted without a policy', async () => {
-    await env.plinth.client.post(`${B1}/jobs`, job('j4'));
+    const j4 = await env.plinth.client.post(`${B1}/jobs`, job('j4'));
+    expectCode(j4, 201);
+    const ref = { apiVersion: 'batch/v1', kind: 'Job', name: 'j4', uid: j4.body.metadata.uid, controller: true, blockOwnerDeletion: true };
+    expectCode(await env.plinth.client.post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'j4-pod', ownerReferences: [ref] }, spec: podSpec() }), 201);
     const del = await env.plinth.client.request('DELETE', `${B1}/jobs/j4`);
     expectCode(del, 200);
-    // The orphan finalizer holds the Job until the garbage collector would remove it.
-    const after = await env.plinth.client.get(`${B1}/jobs/j4`);
-    expectCode(after, 200);
-    assert.deepEqual(after.body.metadata.finalizers, ['orphan']);
+    // The orphan finalizer holds the Job until the garbage collector has orphaned its pods.
+    assert.deepEqual(del.body.metadata.finalizers, ['orphan']);
+    await eventually(async () => (await env.plinth.client.get(`${B1}/jobs/j4`)).status === 404, 20_000, 'the Job gone');
+    const pod = await env.plinth.client.get('/api/v1/namespaces/default/pods/j4-pod');
+    expectCode(pod, 200);
+    assert.equal(pod.body.metadata.ownerReferences, undefined, 'the pod survives without its ownerReference');
   });
 
   it('defaults CronJobs, checks the schedule as robfig/cron, and round-trips batch/v1beta1 with a Warning', async () => {

@@ -32,6 +32,7 @@ import { createRbacEscalationGuard, isRbacResource } from './registry/rbac-escal
 import { csrRequesterGuard, isCertificateSigningRequests } from './registry/csr-requester.js';
 import { startTokenCleaner } from './controllers/token-cleaner.js';
 import { startPVCProtection } from './controllers/pvc-protection.js';
+import { startGarbageCollector } from './controllers/garbage-collector/index.js';
 import { isControllerEnabled, KUBE_CONTROLLERS } from './controllers-flag.js';
 import { createNodeGraphSource } from './controllers/node-graph-source.js';
 import { startRootCACertPublisher } from './controllers/root-ca-cert-publisher.js';
@@ -46,7 +47,7 @@ import { DEFAULT_HEALTH_CHECKS, type HealthCheck } from './health.js';
 import { customResourceComponents } from './crd/index.js';
 import { createAudit, type Audit } from './audit/index.js';
 import { isDisabled } from './runtime-config.js';
-import { ApiserverMetrics, createPodSecurityMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
+import { ApiserverMetrics, createGarbageCollectorMetrics, createPodSecurityMetrics, etcdRequestObserver, storageObjectsSource } from './metrics/index.js';
 import { startupStep } from './startup.js';
 import { PriorityAndFairness } from './filters/priority-and-fairness.js';
 import { ensureFlowcontrolBootstrap, startFlowcontrolConfig } from './controllers/flowcontrol.js';
@@ -252,6 +253,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     const builtins = new Map(catalog.all().map((d) => [`${d.group}/${d.version}/${d.plural}`, d]));
     const builtinNamespaced = catalog.namespacedResources();
     metrics.attach(catalog);
+    // Declared once per server (the leader's collector reports into it, as KCM's /metrics).
+    const gcMetrics = createGarbageCollectorMetrics(metrics.registry);
     etcdObserver.attach(catalog);
     const def = (group: string, version: string, plural: string): ResourceDefinition => builtins.get(`${group}/${version}/${plural}`)!;
     // One watch cache per resource (one etcd watch each), or etcd for everything with --watch-cache=false.
@@ -338,7 +341,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       const writeGuard = isRbacResource(d) ? createRbacEscalationGuard(d, guardDeps) : isCertificateSigningRequests(d) ? csrRequesterGuard : undefined;
       const storageDef = storageDefOf(d);
       const hooks = storageDef === servicesDef ? services.hooks : storageDef === priorityClassesDef ? priorityClassHooks : undefined;
-      stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard, hooks }));
+      stores.set(d, new ResourceStore(d, { storage: storageDef === eventsDef ? events : storeOf.get(storageDef)!, keys, admission, writeGuard, hooks, garbageCollection: opts.enableGarbageCollector }));
     }
     const caches = watchCaches;
     if (caches) await startupStep(log, 'watch caches synced', stepTimeout, () => caches.start());
@@ -441,6 +444,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       watchCaches,
       keys,
       admission,
+      garbageCollection: opts.enableGarbageCollector,
       log,
       apiserverCount: () => identity.liveCount(),
       conversion: {
@@ -521,6 +525,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     // kube-controller-manager's controllers as --controllers selects them (plinth's own singletons,
     // e.g. the compactor, always run).
     const controllerOn = (name: string): boolean => isControllerEnabled(opts.controllers, name);
+    // kube-controller-manager's log when an enabled controller's init declines to run.
+    if (!opts.enableGarbageCollector && controllerOn('garbagecollector')) log.info('Skipping "garbagecollector"', { reason: '--enable-garbage-collector=false' });
     const singletons: Controller[] = [
       ...(opts.etcdCompactionInterval > 0 ? [every('compactor', opts.etcdCompactionInterval, () => comp.tick())] : []),
       // kube's apiserverleasegc (every replica, hourly there): here the leader, each renewal period.
@@ -591,6 +597,23 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
             log,
           }),
       },
+      // kube-controller-manager's garbagecollector (skipped, as kube's, with --enable-garbage-collector=false).
+      ...(opts.enableGarbageCollector
+        ? [
+            {
+              name: 'garbagecollector',
+              start: () =>
+                startGarbageCollector({
+                  catalog,
+                  storeOf: (d) => stores.get(d),
+                  events: stores.get(def('', 'v1', 'events'))!,
+                  workers: opts.concurrentGcSyncs,
+                  log,
+                  metrics: gcMetrics,
+                }),
+            },
+          ]
+        : []),
       apiextensions.singleton,
     ].filter((c) => (c.name === 'namespace' ? controllerOn('namespace') || controllerOn('serviceaccount') : !KUBE_CONTROLLERS.includes(c.name) || controllerOn(c.name)));
 

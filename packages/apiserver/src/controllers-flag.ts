@@ -19,7 +19,7 @@ export const KUBE_CONTROLLERS: readonly string[] = [
  * token authentication; csrsigning with a signing CA). The others are kube's to run.
  */
 export const PLINTH_CONTROLLERS: readonly string[] = [
-  'clusterrole-aggregation', 'csrapproving', 'csrsigning', 'namespace', 'pv-protection', 'pvc-protection', 'resourcequota',
+  'clusterrole-aggregation', 'csrapproving', 'csrsigning', 'garbagecollector', 'namespace', 'pv-protection', 'pvc-protection', 'resourcequota',
   'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'tokencleaner',
 ];
 

@@ -31,6 +31,8 @@ export interface InformerOptions {
    * object being decoded: the watch cache decodes an event's object only when someone reads it.
    */
   types?: readonly WatchEventType[];
+  /** Called when a list or watch fails (before the retry), e.g. to count sync errors. */
+  onError?(e: unknown): void;
 }
 
 export interface Informer {
@@ -79,7 +81,10 @@ export function runInformer(opts: InformerOptions): Informer {
         }
         clearTimeout(resync);
       } catch (e) {
-        if (!stopped) opts.log.v(2, 'controller: list/watch failed', { resource: opts.store.def.plural, error: String(e) });
+        if (!stopped) {
+          opts.log.v(2, 'controller: list/watch failed', { resource: opts.store.def.plural, error: String(e) });
+          opts.onError?.(e);
+        }
         await sleep(1000);
       }
     }

@@ -39,6 +39,8 @@ export interface CustomResourceControllerDeps {
   watchCaches: WatchCaches | undefined;
   keys: KeyFunctions;
   admission: AdmissionChain;
+  /** `--enable-garbage-collector`: off, deletes of custom resources leave GC finalizers alone. */
+  garbageCollection?: boolean;
   log: Logger;
   /** How many API server replicas serve (identity leases); more than one delays Established. */
   apiserverCount?: () => Promise<number>;
@@ -135,9 +137,9 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
     const backing = cache ?? deps.storage;
     const next = new Map<ResourceDefinition, ResourceStore>();
     const onWatchConversionError = (e: unknown): void => log.error('unable to encode watch object', { crd: name, error: e instanceof Error ? e.message : String(e) });
-    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, createGuardKey: crdGuardKey(lifecycle, d), onWatchConversionError }));
+    for (const d of defs) next.set(d, new ResourceStore(d, { storage: backing, keys: deps.keys, admission: deps.admission, garbageCollection: deps.garbageCollection, createGuardKey: crdGuardKey(lifecycle, d), onWatchConversionError }));
     // The storage version's store, for the finalizer, even when that version is not served.
-    const storageStore = next.get(storage) ?? new ResourceStore(storage, { storage: backing, keys: deps.keys, admission: deps.admission });
+    const storageStore = next.get(storage) ?? new ResourceStore(storage, { storage: backing, keys: deps.keys, admission: deps.admission, garbageCollection: deps.garbageCollection });
     try {
       // Stores first, so nothing the catalog lists is ever without one.
       for (const [d, st] of next) stores.set(d, st);
@@ -278,7 +280,7 @@ export function createCustomResourceControllers(deps: CustomResourceControllerDe
   /** A store over a CRD's objects when it is not served (its names were never accepted). */
   const storeForDeletion = (crd: CRD): ResourceStore => {
     const { storage } = buildCustomResourceDefinitions(crd);
-    return new ResourceStore(storage, { storage: deps.storage, keys: deps.keys, admission: deps.admission });
+    return new ResourceStore(storage, { storage: deps.storage, keys: deps.keys, admission: deps.admission, garbageCollection: deps.garbageCollection });
   };
 
   const onCRD = async (type: string, obj: StoredObject): Promise<void> => {

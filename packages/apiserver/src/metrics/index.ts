@@ -4,3 +4,4 @@ export { etcdRequestObserver, storageObjectsSource, etcdTypeOf, qualifiedResourc
 export { validateShowHiddenMetricsVersion, exposureOf, describe, CURRENT_VERSION, type StabilityLevel } from './stability.js';
 export { PROMETHEUS_CONTENT_TYPE } from './registry.js';
 export { createPodSecurityMetrics } from './podsecurity.js';
+export { createGarbageCollectorMetrics, type GarbageCollectorMetrics } from './garbage-collector.js';

@@ -59,6 +59,8 @@ export interface DeleteTarget {
   read(obj: StoredObject): StoredObject;
   /** kube's deleteValidation: DELETE admission (mutating, then validating) of the current object. */
   admit(current: StoredObject): Promise<void>;
+  /** kube's Store.EnableGarbageCollection (`--enable-garbage-collector`): off, deletes leave GC finalizers alone. */
+  garbageCollection?: boolean;
 }
 
 /** Whether a pending graceful deletion or finalizers keep the object (kube: metadata.finalizers, plus a namespace's spec.finalizers). */
@@ -66,8 +68,13 @@ export function hasPendingFinalizers(def: ResourceDefinition, obj: StoredObject)
   return (obj.metadata.finalizers?.length ?? 0) > 0 || !!def.strategy.hasPendingFinalizers?.(obj);
 }
 
-function gcPolicyOf(def: ResourceDefinition): GarbageCollectionPolicy | undefined {
-  return def.strategy.defaultGarbageCollectionPolicy?.({ group: def.group, version: def.version });
+/**
+ * The resource's default GC policy; with garbage collection off, kube's
+ * deletionFinalizersForGarbageCollection changes no finalizer ('Disabled').
+ */
+function gcPolicyOf(t: Pick<DeleteTarget, 'def' | 'garbageCollection'>): GarbageCollectionPolicy | 'Disabled' | undefined {
+  if (t.garbageCollection === false) return 'Disabled';
+  return t.def.strategy.defaultGarbageCollectionPolicy?.({ group: t.def.group, version: t.def.version });
 }
 
 /** kube's shouldOrphanDependents. */
@@ -99,7 +106,8 @@ export function shouldDeleteDependents(policy: GarbageCollectionPolicy | undefin
  * finalizers removed, then `orphan` and `foregroundDeletion` added as the options and policy
  * say), or undefined when the set does not change.
  */
-export function deletionFinalizers(policy: GarbageCollectionPolicy | undefined, finalizers: readonly string[], opts: DeleteOptions): string[] | undefined {
+export function deletionFinalizers(policy: GarbageCollectionPolicy | 'Disabled' | undefined, finalizers: readonly string[], opts: DeleteOptions): string[] | undefined {
+  if (policy === 'Disabled') return undefined;
   const next = finalizers.filter((f) => f !== FINALIZER_ORPHAN && f !== FINALIZER_FOREGROUND);
   if (shouldOrphanDependents(policy, finalizers, opts)) next.push(FINALIZER_ORPHAN);
   if (shouldDeleteDependents(policy, finalizers, opts)) next.push(FINALIZER_FOREGROUND);
@@ -202,7 +210,7 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   const { graceful, pending } = beforeDelete(def, structuredClone(current), opts);
   // A deletion in progress: DeleteOptions can no longer change it.
   if (pending) return { object: current, deleted: false, finalize: true };
-  const policy = gcPolicyOf(def);
+  const policy = gcPolicyOf(t);
   const gcChange = deletionFinalizers(policy, current.metadata.finalizers ?? [], opts) !== undefined;
   let ignoreNotFound = false;
   let lastExisting: StoredObject | undefined;
@@ -241,7 +249,7 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
 }
 
 /** Whether finalizers keep `obj` after this delete's change to its GC finalizers. */
-function keepsObject(def: ResourceDefinition, policy: GarbageCollectionPolicy | undefined, obj: StoredObject, opts: DeleteOptions): boolean {
+function keepsObject(def: ResourceDefinition, policy: GarbageCollectionPolicy | 'Disabled' | undefined, obj: StoredObject, opts: DeleteOptions): boolean {
   if (def.strategy.hasPendingFinalizers?.(obj)) return true;
   const finalizers = obj.metadata.finalizers ?? [];
   return (deletionFinalizers(policy, finalizers, opts) ?? finalizers).length > 0;
@@ -265,7 +273,7 @@ async function updateForGracefulDeletionAndFinalizers(
   t: DeleteTarget,
   opts: DeleteOptions,
   preconditions: Preconditions | undefined,
-  policy: GarbageCollectionPolicy | undefined,
+  policy: GarbageCollectionPolicy | 'Disabled' | undefined,
   readObject: StoredObject,
 ): Promise<GracefulUpdate> {
   const { def } = t;

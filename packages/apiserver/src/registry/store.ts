@@ -137,6 +137,8 @@ export interface RegistryDeps {
    * resource's CRD, so nothing is created once the CRD is marked for deletion.
    */
   createGuardKey?: GuardKey | undefined;
+  /** `--enable-garbage-collector` (default on): off, DELETE adds and removes no GC finalizer. */
+  garbageCollection?: boolean | undefined;
 }
 
 export class ResourceStore {
@@ -513,6 +515,7 @@ export class ResourceStore {
           key: this.key(scope.namespace, name),
           name,
           read: (obj) => this.#read(obj),
+          ...(this.#deps.garbageCollection === false ? { garbageCollection: false } : {}),
           // kube's AdmissionToValidateObjectDeleteFunc: mutating, then validating admission.
           admit: async (current) => {
             await this.#deps.admission.admit(this.#attrs('DELETE', scope, undefined, current, opts, name, this.def.strategy));
