@@ -19,7 +19,7 @@ import { completeOptions } from './options.js';
 import { buildConfig, type ServerConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { contextOf, type Handler } from './context.js';
-import { withAuthentication, withAuthorization, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
+import { withAuthentication, withAuthorization, withCacheControl, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { withResourceTarget } from './handlers/target.js';
 import { createAuthenticationStorages } from './registry/authentication.js';
@@ -186,7 +186,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     throw pathNotFound();
   };
 
-  // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
+  // The chain, in order (kube's DefaultBuildHandlerChain): cache control → recover → request info → audit ID →
   // request timeout → authenticate (failures audited) → audit → impersonate → priority and
   // fairness (or max in-flight) → authorize → resource target → route. Metrics: the route is instrumented (kube counts what its
   // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
@@ -206,7 +206,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous, ...authMetrics });
   if (config.audit) authenticated = withFailedAuthenticationAudit(authenticated, config.audit);
   const timed = withRequestTimeout(authenticated, { timeoutMs: options.flags.requestTimeout, log: config.log });
-  return withRecover(withRequestInfo(withAuditID(timed)), config.log);
+  return withCacheControl(withRecover(withRequestInfo(withAuditID(timed)), config.log));
 }
 
 /** Serves a config: listens, runs post-start hooks and controllers, writes the admin kubeconfig. */

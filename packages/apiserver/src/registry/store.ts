@@ -15,6 +15,7 @@ import {
   invalid,
   notFound,
   storagePathOf,
+  StatusError,
   successStatus,
   validateObjectMeta,
   validateObjectMetaUpdate,
@@ -106,6 +107,20 @@ export interface StoreHooks {
 }
 
 /** The finish function of the current attempt of one write (see StoreHooks). */
+/**
+ * kube's etcd3 store.Create refuses an object whose resourceVersion parses as a non-zero uint64
+ * (`strconv.ParseUint`; "", "0", junk and overflows pass, the field then dropped) with a plain Go
+ * error, which its handler answers as a 500 with no reason. Only a real create reaches that check:
+ * a dry run stops short of etcd3, and a create through PUT or apply goes through GuaranteedUpdate,
+ * which drops the field.
+ */
+function refuseResourceVersionOnCreate(rv: string | undefined): void {
+  if (rv === undefined || !/^\d+$/.test(rv)) return;
+  const n = BigInt(rv);
+  if (n === 0n || n > 0xffffffffffffffffn) return;
+  throw new StatusError({ code: 500, reason: '', message: 'resourceVersion should not be set on objects to be created' });
+}
+
 class PendingFinish {
   #finish: FinishFunc | undefined;
   /** Takes the attempt's finish function; an earlier attempt's (lost to a race) is finished as failed. */
@@ -322,9 +337,11 @@ export class ResourceStore {
     await pending.set(await this.#deps.hooks?.beginCreate?.(obj, { dryRun: !!opts.dryRun }));
     let stored = false;
     try {
+      const givenResourceVersion = obj.metadata.resourceVersion;
       this.#beforeCreate(scope, obj);
       this.#validateCreate(obj);
       await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
+      if (!opts.dryRun) refuseResourceVersionOnCreate(givenResourceVersion);
       const name = obj.metadata.name!;
       try {
         const out = this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun, ...this.#guardKey() }));
