@@ -42,6 +42,8 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { withCustomResources } from './crd/index.js';
 import { withAudit, withAuditID, withFailedAuthenticationAudit } from './audit/index.js';
 import { metricsHandler } from './metrics/index.js';
+import { createLogsHandler } from './logs-handler.js';
+import { createProfilingHandler } from './profiling.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -159,6 +161,9 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   });
   const { metrics } = config;
   const serveMetrics = metricsHandler(metrics);
+  // kube's unlisted debugging routes: --profiling (/debug/pprof) and --enable-logs-handler (/logs).
+  const profiling = options.flags.profiling ? createProfilingHandler() : undefined;
+  const logs = options.flags.enableLogsHandler ? createLogsHandler(options.flags.logsDir) : undefined;
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);
@@ -167,11 +172,15 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     if (await openapi(req, res, path, query)) return;
     const endpoint = /^\/(healthz|livez|readyz)(\/|$)/.exec(path)?.[1] as keyof HealthEndpoints | undefined;
     if (endpoint) return serveHealth(req, res, path, query, endpoint, health[endpoint], config.log);
+    if (profiling && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return profiling(req, res, path, query);
+    const isLogs = logs !== undefined && (path === '/logs' || path.startsWith('/logs/'));
     const extra = config.nonResourceRoutes.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (isLogs) throw methodNotSupported(undefined, req.method ?? '');
       if (path === '/version' || path === '/metrics' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
       throw pathNotFound();
     }
+    if (isLogs) return logs(req, res, path);
     if (extra) return extra(req, res);
     if (path === '/metrics') return serveMetrics(req, res);
     if (path === '/version' || path === '/version/') {
