@@ -106,7 +106,6 @@ export interface StoreHooks {
   beforeDelete?(name: string): void;
 }
 
-/** The finish function of the current attempt of one write (see StoreHooks). */
 /**
  * kube's etcd3 store.Create refuses an object whose resourceVersion parses as a non-zero uint64
  * (`strconv.ParseUint`; "", "0", junk and overflows pass, the field then dropped) with a plain Go
@@ -121,6 +120,7 @@ function refuseResourceVersionOnCreate(rv: string | undefined): void {
   throw new StatusError({ code: 500, reason: '', message: 'resourceVersion should not be set on objects to be created' });
 }
 
+/** The finish function of the current attempt of one write (see StoreHooks). */
 class PendingFinish {
   #finish: FinishFunc | undefined;
   /** Takes the attempt's finish function; an earlier attempt's (lost to a race) is finished as failed. */
