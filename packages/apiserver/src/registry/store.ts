@@ -345,6 +345,12 @@ export class ResourceStore {
       const name = obj.metadata.name!;
       try {
         const out = this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun, ...this.#guardKey() }));
+        if (opts.dryRun) {
+          // kube's DryRunnableStorage answers the object as it came: the resourceVersion it was
+          // sent with, or none.
+          if (givenResourceVersion === undefined) delete out.metadata.resourceVersion;
+          else out.metadata.resourceVersion = givenResourceVersion;
+        }
         stored = true;
         return out;
       } catch (e) {
