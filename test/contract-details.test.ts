@@ -433,13 +433,30 @@ describe('/debug/pprof', () => {
     assert.equal(heap.body.head.callFrame.functionName, '(root)');
   });
 
+  it('PUT /debug/flags/v sets the log verbosity, as kube\'s debug flags handler answers', async () => {
+    const c = env.plinth.client;
+    const put = (body: string, token?: string) => c.request('PUT', '/debug/flags/v', { rawBody: body, headers: { 'content-type': 'text/plain' }, ...(token ? { token } : {}) });
+    const ok = await put('0');
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers['content-type'], 'text/plain');
+    assert.equal(ok.raw.toString(), 'successfully set klog.logging.verbosity to 0\n');
+    const bad = await put('lots');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.raw.toString(), 'failed set klog.logging.verbosity lots: strconv.ParseUint: parsing "lots": invalid syntax\n');
+    const get = await c.get('/debug/flags/v');
+    assert.equal(get.status, 406);
+    assert.equal(get.raw.toString(), 'unsupported http method\n');
+    assert.match((await c.get('/debug/flags/')).raw.toString(), /href="v"/);
+    expectStatus(await put('0', ALICE), 403, 'Forbidden', 'forbidden: User "alice" cannot put path "/debug/flags/v"');
+  });
+
   it('is authorized as a non-resource URL; --profiling=false and --enable-logs-handler=false remove the routes (404)', async () => {
     await debuggerCanRead();
     const c = env.plinth.client;
     expectStatus(await c.get('/debug/pprof/', { token: ALICE }), 403, 'Forbidden', 'forbidden: User "alice" cannot get path "/debug/pprof/"');
     assert.equal((await c.get('/debug/pprof/', { token: DEBUGGER })).status, 200);
     await withInProcess(env.etcd, ['--profiling=false', '--enable-logs-handler=false', `--logs-dir=${logsDir}`], async (p) => {
-      for (const path of ['/debug/pprof', '/debug/pprof/', '/debug/pprof/profile?seconds=1', '/logs/', '/logs/kube-apiserver.log']) {
+      for (const path of ['/debug/pprof', '/debug/pprof/', '/debug/pprof/profile?seconds=1', '/debug/flags/', '/logs/', '/logs/kube-apiserver.log']) {
         expectStatus(await p.client.get(path), 404, 'NotFound');
       }
     });

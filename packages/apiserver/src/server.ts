@@ -44,6 +44,7 @@ import { withAudit, withAuditID, withFailedAuthenticationAudit } from './audit/i
 import { metricsHandler } from './metrics/index.js';
 import { createLogsHandler } from './logs-handler.js';
 import { createProfilingHandler } from './profiling.js';
+import { createDebugFlagsHandler } from './debug-flags.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -163,6 +164,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   const serveMetrics = metricsHandler(metrics);
   // kube's unlisted debugging routes: --profiling (/debug/pprof) and --enable-logs-handler (/logs).
   const profiling = options.flags.profiling ? createProfilingHandler() : undefined;
+  const debugFlags = options.flags.profiling ? createDebugFlagsHandler(config.log) : undefined;
   const logs = options.flags.enableLogsHandler ? createLogsHandler(options.flags.logsDir) : undefined;
 
   const route: Handler = async (req, res) => {
@@ -173,6 +175,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     const endpoint = /^\/(healthz|livez|readyz)(\/|$)/.exec(path)?.[1] as keyof HealthEndpoints | undefined;
     if (endpoint) return serveHealth(req, res, path, query, endpoint, health[endpoint], config.log);
     if (profiling && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return profiling(req, res, path, query);
+    if (debugFlags && (path === '/debug/flags' || path.startsWith('/debug/flags/'))) return debugFlags(req, res, path);
     const isLogs = logs !== undefined && (path === '/logs' || path.startsWith('/logs/'));
     const extra = config.nonResourceRoutes.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
