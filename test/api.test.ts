@@ -85,14 +85,12 @@ describe('serviceaccounts CRUD', () => {
     assert.equal(after1.body.metadata.resourceVersion, upd.body.metadata.resourceVersion);
     assert.equal(after1.body.metadata.labels.app, 'b');
 
+    // ServiceAccounts are a ReturnDeletedObject store in kube: the answer is the object deleted.
     const del = await c.delete(`${SA}/crud`);
     expectCode(del, 200);
-    assert.equal(del.body.kind, 'Status');
-    assert.equal(del.body.status, 'Success');
-    assert.deepEqual(
-      { name: del.body.details?.name, kind: del.body.details?.kind, uid: del.body.details?.uid },
-      { name: 'crud', kind: 'serviceaccounts', uid: created.metadata.uid },
-    );
+    assert.equal(del.body.kind, 'ServiceAccount');
+    assert.equal(del.body.apiVersion, 'v1');
+    assert.deepEqual({ name: del.body.metadata.name, uid: del.body.metadata.uid }, { name: 'crud', uid: created.metadata.uid });
     expectStatus(await c.get(`${SA}/crud`), 404, 'NotFound', 'serviceaccounts "crud" not found');
   });
 

@@ -30,3 +30,4 @@ export * from './serviceaccount.js';
 export * from './default-toleration-seconds.js';
 export * from './node-taint.js';
 export * from './pod-secret-names.js';
+export * from './owner-references.js';

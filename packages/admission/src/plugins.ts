@@ -36,6 +36,7 @@ import { parseQuotaConfiguration } from './resourcequota/config.js';
 import { createServiceAccount } from './serviceaccount.js';
 import { createDefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { createTaintNodesByCondition } from './node-taint.js';
+import { createOwnerReferencesPermissionEnforcement, type OwnerReferencesDeps } from './owner-references.js';
 
 /** What plugins are built from; the apiserver config fills it. */
 export interface PluginDeps {
@@ -76,6 +77,11 @@ export interface PluginDeps {
   featureGate?: (name: string) => boolean;
   /** The PodSecurity plugin's counters (PSA's metrics); unset: not counted. */
   podSecurityMetrics?: PodSecurityMetrics;
+  /**
+   * The authorizer and the served resources (kube's REST mapper) for
+   * OwnerReferencesPermissionEnforcement; unset: that plugin is not built.
+   */
+  ownerReferences?: OwnerReferencesDeps;
 }
 
 /** Builds a plugin; undefined when there is nothing to run. */
@@ -140,7 +146,7 @@ const REGISTRY: readonly Registration[] = [
   { name: 'PersistentVolumeLabel', on: off },
   { name: 'DefaultStorageClass', on, build: (d) => (d.listStorageClasses ? createDefaultStorageClass(d.listStorageClasses) : undefined) },
   { name: 'StorageObjectInUseProtection', on, build: () => createStorageObjectInUseProtection() },
-  { name: 'OwnerReferencesPermissionEnforcement', on: off },
+  { name: 'OwnerReferencesPermissionEnforcement', on: off, build: (d) => d.ownerReferences && createOwnerReferencesPermissionEnforcement(d.ownerReferences) },
   { name: 'PersistentVolumeClaimResize', on, build: (d) => (d.listStorageClasses ? createPersistentVolumeClaimResize(d.listStorageClasses) : undefined) },
   { name: 'RuntimeClass', on, build: (d) => d.listObjects && createRuntimeClass((fresh) => d.listObjects!('node.k8s.io', 'v1', 'runtimeclasses', { fresh })) },
   { name: 'CertificateApproval', on, build: (d) => (d.authorizeSigner ? createCertificateApproval(d.authorizeSigner) : undefined) },

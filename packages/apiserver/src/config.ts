@@ -297,6 +297,14 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
         await stores.get(def('', 'v1', 'namespaces'))!.create(scope, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
       },
       featureGate: (name) => Object.hasOwn(FEATURE_GATES, name) && options.featureGates.enabled(name as FeatureName),
+      ownerReferences: {
+        authorize: async (a) => {
+          const d = await authorizer!.authorize({ ...a, isResourceRequest: true, path: '' });
+          return { allowed: d.decision === 'allow', reason: d.reason ?? '', ...(d.decision !== 'allow' && d.error ? { error: d.error } : {}) };
+        },
+        // kube's discovery REST mapper: what the catalog serves now, custom resources included.
+        servedResources: (group, version) => catalog.all().filter((d) => d.group === group && d.version === version),
+      },
       ...(metrics.recording ? { podSecurityMetrics: createPodSecurityMetrics(metrics.registry) } : {}),
       // ResourceQuota: the namespace's quotas from the watch cache (or etcd), and kube's UpdateStatus
       // with the quota's resourceVersion as precondition. The stores are built below.

@@ -103,6 +103,12 @@ export interface ServerOptions {
   maxMutatingRequestsInflight: number;
   /** `--enable-priority-and-fairness`: APF instead of the max-in-flight filter (with its feature gate on). */
   enablePriorityAndFairness: boolean;
+  /** `--profiling`: serve /debug/pprof (kube's default true). */
+  profiling: boolean;
+  /** `--enable-logs-handler`: serve /logs from `logsDir` (kube's default true). */
+  enableLogsHandler: boolean;
+  /** plinth's `--logs-dir`: what /logs serves (kube: /var/log, fixed). */
+  logsDir: string;
   /** ms: how long after start /livez assumes unfinished post-start hooks will succeed. */
   livezGracePeriod: number;
   /** ms: kube's --request-timeout, the deadline of every non-long-running request (0: none). */
@@ -240,6 +246,9 @@ const SPECS: FlagSpec[] = [
   { name: 'etcd-compaction-interval', kind: 'duration', key: 'etcdCompactionInterval', default: '5m', usage: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' },
   { name: 'max-requests-inflight', kind: 'int', key: 'maxRequestsInflight', default: '400', usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'enable-priority-and-fairness', kind: 'bool', key: 'enablePriorityAndFairness', default: 'true', usage: 'If true and the APIPriorityAndFairness feature gate is enabled, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness' },
+  { name: 'profiling', kind: 'bool', key: 'profiling', default: 'true', usage: 'Enable profiling via web interface host:port/debug/pprof/ (for plinth: V8 CPU and sampling heap profiles).' },
+  { name: 'enable-logs-handler', kind: 'bool', key: 'enableLogsHandler', default: 'true', usage: 'If true, install a /logs handler for the apiserver logs.' },
+  { name: 'logs-dir', kind: 'string', key: 'logsDir', default: '/var/log', usage: "The directory /logs serves (plinth's own flag; kube serves /var/log)." },
   { name: 'max-mutating-requests-inflight', kind: 'int', key: 'maxMutatingRequestsInflight', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
   { name: 'shutdown-delay-duration', kind: 'duration', key: 'shutdownDelayDuration', default: '0s', usage: 'Time to delay the termination. During that time /readyz fails while the server keeps serving.' },
   { name: 'request-timeout', kind: 'duration', key: 'requestTimeout', default: '1m0s', usage: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },

@@ -5,6 +5,8 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   /** Logged only at verbosity >= level. */
   v(level: number, msg: string, fields?: Record<string, unknown>): void;
+  /** Changes the verbosity while running (kube's `PUT /debug/flags/v`); absent: fixed. */
+  setVerbosity?(level: number): void;
 }
 
 export function createLogger(verbosity: number, out: NodeJS.WritableStream = process.stderr): Logger {
@@ -16,6 +18,9 @@ export function createLogger(verbosity: number, out: NodeJS.WritableStream = pro
     error: (msg, fields) => write('error', msg, fields),
     v: (level, msg, fields) => {
       if (verbosity >= level) write('debug', msg, fields);
+    },
+    setVerbosity: (level) => {
+      verbosity = level;
     },
   };
 }

@@ -19,7 +19,7 @@ import { completeOptions } from './options.js';
 import { buildConfig, type ServerConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { contextOf, type Handler } from './context.js';
-import { withAuthentication, withAuthorization, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
+import { withAuthentication, withAuthorization, withCacheControl, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
 import { withResourceTarget } from './handlers/target.js';
 import { createAuthenticationStorages } from './registry/authentication.js';
@@ -42,6 +42,9 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { withCustomResources } from './crd/index.js';
 import { withAudit, withAuditID, withFailedAuthenticationAudit } from './audit/index.js';
 import { metricsHandler } from './metrics/index.js';
+import { createLogsHandler } from './logs-handler.js';
+import { createProfilingHandler } from './profiling.js';
+import { createDebugFlagsHandler } from './debug-flags.js';
 
 export interface RunningServer {
   /** https://host:port */
@@ -159,6 +162,10 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   });
   const { metrics } = config;
   const serveMetrics = metricsHandler(metrics);
+  // kube's unlisted debugging routes: --profiling (/debug/pprof) and --enable-logs-handler (/logs).
+  const profiling = options.flags.profiling ? createProfilingHandler() : undefined;
+  const debugFlags = options.flags.profiling ? createDebugFlagsHandler(config.log) : undefined;
+  const logs = options.flags.enableLogsHandler ? createLogsHandler(options.flags.logsDir) : undefined;
 
   const route: Handler = async (req, res) => {
     const { info, query } = contextOf(req);
@@ -167,11 +174,16 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     if (await openapi(req, res, path, query)) return;
     const endpoint = /^\/(healthz|livez|readyz)(\/|$)/.exec(path)?.[1] as keyof HealthEndpoints | undefined;
     if (endpoint) return serveHealth(req, res, path, query, endpoint, health[endpoint], config.log);
+    if (profiling && (path === '/debug/pprof' || path.startsWith('/debug/pprof/'))) return profiling(req, res, path, query);
+    if (debugFlags && (path === '/debug/flags' || path.startsWith('/debug/flags/'))) return debugFlags(req, res, path);
+    const isLogs = logs !== undefined && (path === '/logs' || path.startsWith('/logs/'));
     const extra = config.nonResourceRoutes.get(path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (isLogs) throw methodNotSupported(undefined, req.method ?? '');
       if (path === '/version' || path === '/metrics' || discovery.get(path) || extra) throw methodNotSupported(undefined, req.method ?? '');
       throw pathNotFound();
     }
+    if (isLogs) return logs(req, res, path);
     if (extra) return extra(req, res);
     if (path === '/metrics') return serveMetrics(req, res);
     if (path === '/version' || path === '/version/') {
@@ -186,7 +198,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
     throw pathNotFound();
   };
 
-  // The chain, in order (kube's DefaultBuildHandlerChain): recover → request info → audit ID →
+  // The chain, in order (kube's DefaultBuildHandlerChain): cache control → recover → request info → audit ID →
   // request timeout → authenticate (failures audited) → audit → impersonate → priority and
   // fairness (or max in-flight) → authorize → resource target → route. Metrics: the route is instrumented (kube counts what its
   // routes serve), the limiter is wrapped (in-flight gauge, 429s counted).
@@ -206,7 +218,7 @@ function buildHandler(config: ServerConfig, address: () => string, isShuttingDow
   let authenticated = withAuthentication(audited, config.authenticator, { anonymous: options.authentication.anonymous, ...authMetrics });
   if (config.audit) authenticated = withFailedAuthenticationAudit(authenticated, config.audit);
   const timed = withRequestTimeout(authenticated, { timeoutMs: options.flags.requestTimeout, log: config.log });
-  return withRecover(withRequestInfo(withAuditID(timed)), config.log);
+  return withCacheControl(withRecover(withRequestInfo(withAuditID(timed)), config.log));
 }
 
 /** Serves a config: listens, runs post-start hooks and controllers, writes the admin kubeconfig. */

@@ -27,6 +27,18 @@ export function withRecover(next: Handler, log: Logger): Handler {
   };
 }
 
+/**
+ * kube's WithCacheControl: every response says `Cache-Control: no-cache, private` (all of it is
+ * behind authentication and authorization), set before the chain runs so a handler that sets its
+ * own replaces it. Outside every other filter: 401s, 403s, 429s, 504s and 404s carry it too.
+ */
+export function withCacheControl(next: Handler): Handler {
+  return (req, res) => {
+    res.setHeader('Cache-Control', 'no-cache, private');
+    return next(req, res);
+  };
+}
+
 /** Parses the request target once, as received (never normalised), into a RequestInfo. */
 export function withRequestInfo(next: Handler): Handler {
   return async (req, res) => {

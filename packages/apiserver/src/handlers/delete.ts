@@ -4,7 +4,7 @@ import { badRequest, fieldErr, invalid, isPlainObject, type FieldError } from '@
 import type { Preconditions } from '@plinth/storage';
 import { negotiate, bodyEncoding } from '../negotiation.js';
 import { parseBody, readBody, writeObject } from '../http.js';
-import { parseListOptions } from './options.js';
+import { dryRunNotSupported, parseListOptions } from './options.js';
 import type { ResourceRequest } from './scope.js';
 import { auditRequestObject } from '../audit/filter.js';
 import type { DeleteOptions, PropagationPolicy } from '../registry/delete.js';
@@ -102,9 +102,9 @@ function validate(o: RawDeleteOptions): DeleteOptions {
   if (o.propagationPolicy !== undefined && !PROPAGATION.includes(o.propagationPolicy)) {
     errs.push(fieldErr.notSupported('propagationPolicy', o.propagationPolicy, [...PROPAGATION, 'nil']));
   }
-  // As the other verbs: an empty dryRun value is no dry run (kube's ValidateDryRun takes "All" alone).
-  const dryRun = (o.dryRun ?? []).filter((v) => v !== '');
-  if (dryRun.some((v) => v !== 'All')) errs.push(fieldErr.notSupported('dryRun', dryRun, ['All']));
+  // kube's ValidateDryRun: "All" alone; an empty value (`?dryRun=`) is refused too.
+  const dryRun = o.dryRun ?? [];
+  if (dryRun.some((v) => v !== 'All')) errs.push(dryRunNotSupported(dryRun));
   if (errs.length > 0) throw invalid(DELETE_OPTIONS_KIND, '', errs);
   const out: DeleteOptions = { dryRun: dryRun.length > 0 };
   if (o.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = o.gracePeriodSeconds;

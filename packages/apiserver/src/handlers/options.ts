@@ -4,6 +4,7 @@ import {
   defaultManagerFromUserAgent,
   validateManager,
   fieldErr,
+  goStringSlice,
   invalid,
   parseFieldSelector,
   parseLabelSelector,
@@ -19,12 +20,20 @@ import { InvalidResourceVersionError, parseResourceVersion, type ListOptions, ty
 
 type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
-/** `dryRun`: absent or empty → false; `All` → true; anything else → 422 as kube's ValidateDryRun. */
+/**
+ * `dryRun`: absent → false; only `All` values → true; anything else, an empty value included
+ * (`?dryRun=` decodes to `[]string{""}`), → 422 as kube's ValidateDryRun.
+ */
 export function parseDryRun(query: URLSearchParams, kind: OptionsKind): boolean {
-  const values = query.getAll('dryRun').filter((v) => v !== '');
+  const values = query.getAll('dryRun');
   if (values.length === 0) return false;
-  if (values.length === 1 && values[0] === 'All') return true;
-  throw invalid({ group: 'meta.k8s.io', kind }, '', [fieldErr.notSupported('dryRun', values, ['All'])]);
+  if (values.every((v) => v === 'All')) return true;
+  throw invalid({ group: 'meta.k8s.io', kind }, '', [dryRunNotSupported(values)]);
+}
+
+/** kube's ValidateDryRun error: the values print as Go's `%#v` of a `[]string`. */
+export function dryRunNotSupported(values: string[]): FieldError {
+  return fieldErr.notSupported('dryRun', goStringSlice(values), ['All']);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   invalid,
   notFound,
   storagePathOf,
+  StatusError,
   successStatus,
   validateObjectMeta,
   validateObjectMetaUpdate,
@@ -105,6 +106,20 @@ export interface StoreHooks {
   afterDelete?(obj: StoredObject, opts: { dryRun: boolean }): Promise<void>;
   /** A REST.Delete override that refuses by name before anything is read (system PriorityClasses). */
   beforeDelete?(name: string): void;
+}
+
+/**
+ * kube's etcd3 store.Create refuses an object whose resourceVersion parses as a non-zero uint64
+ * (`strconv.ParseUint`; "", "0", junk and overflows pass, the field then dropped) with a plain Go
+ * error, which its handler answers as a 500 with no reason. Only a real create reaches that check:
+ * a dry run stops short of etcd3, and a create through PUT or apply goes through GuaranteedUpdate,
+ * which drops the field.
+ */
+function refuseResourceVersionOnCreate(rv: string | undefined): void {
+  if (rv === undefined || !/^\d+$/.test(rv)) return;
+  const n = BigInt(rv);
+  if (n === 0n || n > 0xffffffffffffffffn) return;
+  throw new StatusError({ code: 500, reason: '', message: 'resourceVersion should not be set on objects to be created' });
 }
 
 /** The finish function of the current attempt of one write (see StoreHooks). */
@@ -334,12 +349,20 @@ export class ResourceStore {
     await pending.set(await this.#deps.hooks?.beginCreate?.(obj, { dryRun: !!opts.dryRun }));
     let stored = false;
     try {
+      const givenResourceVersion = obj.metadata.resourceVersion;
       this.#beforeCreate(scope, obj);
       this.#validateCreate(obj);
       await this.#validateAdmission('CREATE', scope, obj, undefined, opts);
+      if (!opts.dryRun) refuseResourceVersionOnCreate(givenResourceVersion);
       const name = obj.metadata.name!;
       try {
         const out = this.#withTypeMeta(await this.#deps.storage.create(this.key(scope.namespace, name), obj, { dryRun: !!opts.dryRun, ...this.#guardKey() }));
+        if (opts.dryRun) {
+          // kube's DryRunnableStorage answers the object as it came: the resourceVersion it was
+          // sent with, or none.
+          if (givenResourceVersion === undefined) delete out.metadata.resourceVersion;
+          else out.metadata.resourceVersion = givenResourceVersion;
+        }
         stored = true;
         return out;
       } catch (e) {

@@ -4,7 +4,7 @@
  * (webhooks.ts).
  */
 import { defineResource } from '../define.js';
-import { ADMISSIONREGISTRATION_GROUP, defaultConfiguration, validateConfiguration, webhookConfigurationTable } from './webhooks.js';
+import { ADMISSIONREGISTRATION_GROUP, defaultConfiguration, validateConfiguration, webhookConfigurationGeneration, webhookConfigurationTable } from './webhooks.js';
 
 export const mutatingwebhookconfigurations = defineResource({
   group: ADMISSIONREGISTRATION_GROUP,
@@ -15,6 +15,7 @@ export const mutatingwebhookconfigurations = defineResource({
   namespaced: false,
   description: 'A MutatingWebhookConfiguration names webhooks that may change objects as they are written.',
   strategy: {
+    ...webhookConfigurationGeneration,
     defaults: (obj) => defaultConfiguration(obj, true),
     validate: (obj) => validateConfiguration(obj, true),
   },

@@ -4,7 +4,7 @@
  * (webhooks.ts).
  */
 import { defineResource } from '../define.js';
-import { ADMISSIONREGISTRATION_GROUP, defaultConfiguration, validateConfiguration, webhookConfigurationTable } from './webhooks.js';
+import { ADMISSIONREGISTRATION_GROUP, defaultConfiguration, validateConfiguration, webhookConfigurationGeneration, webhookConfigurationTable } from './webhooks.js';
 
 export const validatingwebhookconfigurations = defineResource({
   group: ADMISSIONREGISTRATION_GROUP,
@@ -15,6 +15,7 @@ export const validatingwebhookconfigurations = defineResource({
   namespaced: false,
   description: 'A ValidatingWebhookConfiguration names webhooks that may refuse objects as they are written.',
   strategy: {
+    ...webhookConfigurationGeneration,
     defaults: (obj) => defaultConfiguration(obj, false),
     validate: (obj) => validateConfiguration(obj, false),
   },

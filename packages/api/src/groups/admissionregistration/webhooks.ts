@@ -4,6 +4,7 @@
  * (pkg/apis/admissionregistration/validation, k8s.io/apiserver/pkg/util/webhook/validation.go)
  * and the printer, as kube-apiserver 1.24 has them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { type FieldError, fieldErr, goStringSlice } from '../../field-errors.js';
 import { age, ageColumn, col, countOf, nameColumn, type TableDefinition } from '../../tables.js';
 import { type StoredObject, isPlainObject } from '../../types.js';
@@ -307,6 +308,19 @@ export function validateConfiguration(obj: StoredObject, mutating: boolean): Fie
 }
 
 /** kube's printers for Mutating/ValidatingWebhookConfiguration: NAME, WEBHOOKS (how many), AGE. */
+/**
+ * kube's webhook configuration strategies count generations: 1 on create, +1 on an update that
+ * changes `webhooks` (reflect.DeepEqual on the defaulted lists).
+ */
+export const webhookConfigurationGeneration = {
+  prepareForCreate(obj: StoredObject): void {
+    obj.metadata.generation = 1;
+  },
+  prepareForUpdate(obj: StoredObject, old: StoredObject): void {
+    if (!isDeepStrictEqual(obj['webhooks'], old['webhooks'])) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  },
+};
+
 export const webhookConfigurationTable: TableDefinition = {
   columns: [nameColumn, col('Webhooks', 'integer', 'The number of webhooks in the configuration.'), ageColumn],
   cells: (obj, now) => [obj.metadata.name ?? '', countOf(obj['webhooks']), age(obj, now)],

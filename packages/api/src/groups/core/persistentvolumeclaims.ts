@@ -138,6 +138,8 @@ export const persistentvolumeclaims = defineResource({
   version: 'v1',
   kind: 'PersistentVolumeClaim',
   plural: 'persistentvolumeclaims',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   shortNames: ['pvc'],
   namespaced: true,
   description: "A PersistentVolumeClaim is a user's request for storage, bound to a PersistentVolume.",

@@ -97,6 +97,8 @@ export const persistentvolumes = defineResource({
   version: 'v1',
   kind: 'PersistentVolume',
   plural: 'persistentvolumes',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   shortNames: ['pv'],
   namespaced: false,
   description: 'A PersistentVolume is a piece of storage in the cluster, for claims to bind to.',

@@ -49,6 +49,8 @@ export const podtemplates = defineResource({
   version: 'v1',
   kind: 'PodTemplate',
   plural: 'podtemplates',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   namespaced: true,
   description: 'A PodTemplate is a template for pods, kept for controllers to make pods from.',
   strategy: podTemplateStrategy,

@@ -79,6 +79,8 @@ export const resourcequotas = defineResource({
   version: 'v1',
   kind: 'ResourceQuota',
   plural: 'resourcequotas',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   shortNames: ['quota'],
   namespaced: true,
   description: 'A ResourceQuota caps the total resources and object counts of a namespace.',

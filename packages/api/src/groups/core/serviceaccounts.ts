@@ -39,6 +39,8 @@ export const serviceaccounts = defineResource({
   version: 'v1',
   kind: 'ServiceAccount',
   plural: 'serviceaccounts',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   shortNames: ['sa'],
   namespaced: true,
   description: 'A ServiceAccount is an identity for processes that run in pods.',

@@ -96,11 +96,6 @@ export function coreToEvent(core: StoredObject, version: 'v1' | 'v1beta1'): Stor
   return out as StoredObject;
 }
 
-/** The core/v1 form of an Event in any of the three versions (the object itself when core). */
-export function asCoreEvent(obj: StoredObject): StoredObject {
-  return typeof obj.apiVersion === 'string' && obj.apiVersion.startsWith(`${EVENTS_GROUP}/`) ? eventToCore(obj) : obj;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Times as Go marshals them
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import type { ResourceDefinition } from '../../catalog.js';
 import { nameIsDNSSubdomain, nameIsPathSegment } from '../../validation.js';
 import { defineResource } from '../define.js';
 import { events } from '../core/events.js';
-import { EVENTS_GROUP, asCoreEvent, coreToEvent, eventToCore } from './conversion.js';
+import { EVENTS_GROUP, coreToEvent, eventToCore } from './conversion.js';
 import { GROUP_TIMES, eventStrategy, eventTableOf } from './strategy.js';
 
 /**
@@ -43,8 +43,10 @@ function eventsVersion(version: 'v1' | 'v1beta1'): ResourceDefinition {
     nameValidator: version === 'v1' ? nameIsDNSSubdomain : nameIsPathSegment,
     allowCreateOnUpdate: true,
     strategy: eventStrategy(`${EVENTS_GROUP}/${version}`, eventToCore, GROUP_TIMES),
-    // kube prints the internal Event: the same columns and cells in every version.
-    table: eventTableOf(asCoreEvent),
+    // kube prints the internal Event: the same columns and cells in every version (regarding is
+    // the OBJECT, note the MESSAGE). The objects printed are this version's, with or without
+    // apiVersion (a list's items have none).
+    table: eventTableOf(eventToCore),
     ...(version === 'v1' ? { fieldSelector: { labels: V1_FIELD_LABELS } } : {}),
     conversion: { storage: events, toStorage: eventToCore, fromStorage: (obj) => coreToEvent(obj, version) },
   });

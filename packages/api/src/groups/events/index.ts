@@ -12,5 +12,5 @@ export const eventsGroup = defineGroup({
 });
 
 export { eventsV1, eventsV1beta1 };
-export { EVENTS_GROUP, asCoreEvent, coreToEvent, eventToCore } from './conversion.js';
+export { EVENTS_GROUP, coreToEvent, eventToCore } from './conversion.js';
 export { legacyValidateEvent, validateEventCreate, validateEventUpdateStrict, type EventRequestVersion } from './validation.js';

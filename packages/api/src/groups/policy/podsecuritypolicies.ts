@@ -53,6 +53,8 @@ export const podsecuritypolicies = defineResource({
   version: 'v1beta1',
   kind: 'PodSecurityPolicy',
   plural: 'podsecuritypolicies',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   shortNames: ['psp'],
   namespaced: false,
   description: 'A PodSecurityPolicy is a cluster-wide set of rules for the pods admitted.',

@@ -75,6 +75,8 @@ export const csidrivers = defineResource({
   version: 'v1',
   kind: 'CSIDriver',
   plural: 'csidrivers',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   namespaced: false,
   description: 'A CSIDriver tells the cluster how to treat the volumes of one installed CSI driver.',
   strategy: csiDriverStrategy,

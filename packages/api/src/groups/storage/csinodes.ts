@@ -24,6 +24,8 @@ export const csinodes = defineResource({
   version: 'v1',
   kind: 'CSINode',
   plural: 'csinodes',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   namespaced: false,
   description: 'A CSINode lists the CSI drivers installed on one node.',
   strategy: csiNodeStrategy,

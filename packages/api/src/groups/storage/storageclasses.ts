@@ -54,6 +54,8 @@ export const storageclasses = defineResource({
   version: 'v1',
   kind: 'StorageClass',
   plural: 'storageclasses',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   shortNames: ['sc'],
   namespaced: false,
   description: 'A StorageClass names a provisioner and its parameters, for claims to get volumes of a kind.',

@@ -58,6 +58,8 @@ export const volumeattachments = defineResource({
   version: 'v1',
   kind: 'VolumeAttachment',
   plural: 'volumeattachments',
+  // kube's ReturnDeletedObject: DELETE answers with the deleted object, not a Status.
+  returnDeletedObject: true,
   namespaced: false,
   description: 'A VolumeAttachment asks for a volume to be attached to a node, and reports whether it is.',
   subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: volumeAttachmentStatusStrategy }],
