@@ -45,7 +45,13 @@ function deletableResources(catalog: Catalog): ResourceDefinition[] {
   for (const stored of catalog.stored()) {
     if (isIgnored(stored)) continue;
     const served = catalog.equivalentResources(stored).filter((d) => d.group === stored.group && d.plural === stored.plural);
-    const d = served.find((x) => x.version === preferred.get(x.group)?.[0]) ?? served[0] ?? stored;
+    // A custom resource converted by a webhook is watched in its storage version when that is
+    // served: the collector reads only metadata, which conversion never changes, so no
+    // ConversionReview is needed (kube's metadata informers convert, and a broken webhook stalls
+    // its collector: kubernetes#101078).
+    const asStored = served.find((x) => x.version === stored.version);
+    const pref = served.find((x) => x.version === preferred.get(x.group)?.[0]);
+    const d = (pref?.convertAsync ? asStored : undefined) ?? pref ?? served[0] ?? stored;
     if (!(['delete', 'list', 'watch'] as const).every((v) => d.verbs.includes(v))) continue;
     out.push(d);
   }
