@@ -119,6 +119,8 @@ describe('watch on the wire', () => {
     const ns = 'mixed';
     assert.equal((await plinth.client.post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
     const col = `/api/v1/namespaces/${ns}/configmaps`;
+    // The root CA publisher's ConfigMap arrives in a new namespace on its own time: start after it.
+    await eventually(async () => (await plinth.client.get(`${col}/kube-root-ca.crt`)).status === 200, 10_000, 'kube-root-ca.crt');
     const from = (await plinth.client.get(col)).body.metadata.resourceVersion as string;
     const open = (query: string, accept = 'application/json'): Promise<Buffer> =>
       exchange(plinth.client.base, `GET ${col}?watch=1&resourceVersion=${from}&timeoutSeconds=6${query} HTTP/1.1\r\nHost: x\r\n${auth()}Accept: ${accept}\r\nConnection: close\r\n\r\n`);
