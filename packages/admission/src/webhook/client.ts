@@ -92,6 +92,11 @@ export interface PostJSONOptions {
    * server name and Host header stay the URL's.
    */
   connectTo?: { host: string; port: number } | undefined;
+  /**
+   * The largest answer accepted, as a multiple of the request body (never under 3 MiB): a
+   * conversion webhook answers a whole list page with objects about the size it was sent.
+   */
+  responseSizeFactor?: number | undefined;
 }
 
 /**
@@ -104,6 +109,7 @@ export function postJSON(opts: PostJSONOptions, payload: unknown): Promise<unkno
   const fail = (why: string): Error => new Error(why);
   const url = new URL(address);
   const body = Buffer.from(stringifyJson(payload));
+  const maxResponseBytes = Math.max(MAX_RESPONSE_BYTES, (opts.responseSizeFactor ?? 0) * body.length);
   const ca = opts.caBundle ? Buffer.from(opts.caBundle, 'base64').toString('utf8') : undefined;
   const target = opts.connectTo
     ? { hostname: opts.connectTo.host, port: opts.connectTo.port, path: `${url.pathname}${url.search}`, servername: url.hostname }
@@ -124,7 +130,7 @@ export function postJSON(opts: PostJSONOptions, payload: unknown): Promise<unkno
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > MAX_RESPONSE_BYTES) {
+        if (size > maxResponseBytes) {
           res.destroy();
           finish(fail(`Post "${address}": response body too large`));
           return;

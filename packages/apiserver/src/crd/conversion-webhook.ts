@@ -206,7 +206,7 @@ export function createWebhookConverter(deps: ConversionWebhookDeps): CustomResou
       request: { uid, desiredAPIVersion: desiredApiVersion, objects },
       response: { uid: '', convertedObjects: null, result: { metadata: {} } },
     };
-    const answer = await postJSON({ url: address.url, caBundle: deps.config.caBundle, timeoutMs: TIMEOUT_SECONDS * 1000, connectTo }, review);
+    const answer = await postJSON({ url: address.url, caBundle: deps.config.caBundle, timeoutMs: TIMEOUT_SECONDS * 1000, connectTo, responseSizeFactor: 4 }, review);
     return { answer, uid };
   };
 
