@@ -3,8 +3,7 @@
  * create_revision == 0, updates and deletes compare mod_revision; lists read one revision across
  * pages; watches run on one shared raw watch stream.
  */
-import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent, type IKeyValue } from 'etcd3';
-import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry } from 'cockatiel';
+import type { Etcd3, IRangeResponse, IEvent, IKeyValue } from 'etcd3';
 import { stringifyJson, type StoredObject } from '@plinth/api';
 import type {
   CreateOptions,
@@ -34,9 +33,11 @@ import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
 import { RangePager, type Page, type RangeFn } from './paging.js';
 import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
-import { FastKV } from './fast-kv.js';
+import type { FastKV } from './fast-kv.js';
+import { createEtcdTransport, isCutCall, type EtcdTransport } from './etcd-transport.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
+export { isCutCall, isUnsentCall } from './etcd-transport.js';
 
 /** etcd's default --max-txn-ops: the most operations one txn may carry. */
 const MAX_TXN_OPS = 128;
@@ -71,6 +72,10 @@ export interface EtcdStoreOptions {
   observer?: EtcdRequestObserver;
   /** Client TLS: the CA that signed etcd's serving certificates, and a client certificate (PEM). */
   tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
+  /** etcd user and password, for an etcd with auth enabled (every call carries etcd's token). */
+  auth?: { username: string; password: string };
+  /** The hot path's HTTP/2 keepalive (default: kube's etcd client, 30 s / 10 s). */
+  keepalive?: { timeMs: number; timeoutMs: number };
 }
 
 /** A list as its items' JSON (without apiVersion/kind), with the list metadata. */
@@ -94,8 +99,6 @@ export const TOO_LARGE_WAIT_MS = 3000;
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 /** A txn's bytes besides the value and its three copies of the key (compare, put, failure range). */
 const TXN_OVERHEAD_BYTES = 256;
-/** kube raises the client's receive limit to MaxInt32; pages keep real responses far below it. */
-const MAX_RECEIVE_BYTES = 2 ** 31 - 1;
 /** Initial watch events come from etcd a page at a time: a smaller page bounds a stalled watcher. */
 const WATCH_PAGE_BYTES = 1024 * 1024;
 
@@ -103,50 +106,12 @@ const EXPIRED_LIST = 'The resourceVersion for the provided list is too old.';
 const INCONSISTENT_CONTINUE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-/**
- * A call that never reached a member (no connection to it): retrying it on another member is
- * safe whatever the call does.
- */
-export function isUnsentCall(e: unknown): boolean {
-  return e instanceof GRPCUnavailableError && /No connection established|ECONNREFUSED|no (address|connection) available/i.test(e.message);
-}
-
-/**
- * A call cut while a member had it (the member stopped or the connection broke: grpc-js's
- * "Received RST_STREAM with code 0", "Received HTTP status code 200" (a stream ended without a
- * gRPC status), "Connection dropped"; etcd's "server stopped"): a read may be sent again; a write
- * may or may not have been applied.
- */
-export function isCutCall(e: unknown): boolean {
-  if (e instanceof GRPCUnavailableError) return !isUnsentCall(e);
-  return /RST_STREAM|Call ended without gRPC status|Received HTTP status code/.test(String((e as Error | undefined)?.message ?? ''));
-}
-
-/**
- * The etcd client's fault handling. etcd3's default counts every "recoverable" gRPC error
- * (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, INTERNAL...) towards a per-host circuit breaker and
- * retries them: one oversized request then fails everybody's requests for 5 s. Here only real
- * unavailability (UNAVAILABLE: no connection) counts towards the breaker: a host that keeps
- * failing is skipped for a second. The client's calls are retried on another member when
- * `retryWhen` says so. A client's bad request fails alone.
- */
-function faultHandling(retryWhen: (e: unknown) => boolean) {
-  const unavailable = handleWhen((e) => e instanceof GRPCUnavailableError);
-  return {
-    host: () => circuitBreaker(unavailable, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) }),
-    // Up to three attempts: with one of three members down, a call that drew the dead member
-    // twice still reaches a live one (connection refusals fail fast; deadlines are not retried).
-    global: retry(handleWhen(retryWhen), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
-  };
-}
-
 /** Attempts of a write whose earlier attempt was cut (see `EtcdStore.#write`). */
 const CUT_WRITE_ATTEMPTS = 3;
 
 export class EtcdStore implements Store {
+  readonly #transport: EtcdTransport;
   readonly #client: Etcd3;
-  /** Writes (create, update, delete txns): see #write. */
-  readonly #writer: Etcd3;
   /** Range and Txn without grpc-js's call stack (see fast-kv.ts); etcd3 serves what they cannot. */
   readonly #readKv: FastKV;
   readonly #writeKv: FastKV;
@@ -168,25 +133,10 @@ export class EtcdStore implements Store {
   constructor(opts: EtcdStoreOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd store: at least one endpoint is required');
     const timeout = opts.requestTimeoutMs ?? 10_000;
-    // Every unary call gets a deadline, so a request never hangs on an unreachable etcd;
-    // streams (watch) run until cancelled.
-    const client = (retryWhen: (e: unknown) => boolean): Etcd3 =>
-      new Etcd3({
-        hosts: opts.endpoints,
-        dialTimeout: 5000,
-        defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-        grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
-        faultHandling: faultHandling(retryWhen),
-        ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca, ...(opts.tls.cert ? { certChain: opts.tls.cert, privateKey: opts.tls.key } : {}) } } : {}),
-      });
-    // Reads, watches and leases are sent again after any unavailability. Writes have a client of
-    // their own that only resends what never left: a cut write is resolved by #write, which
-    // knows what the write was and can tell whether it was applied.
-    this.#client = client((e) => e instanceof GRPCUnavailableError || isCutCall(e));
-    this.#writer = client(isUnsentCall);
-    const fast = { endpoints: opts.endpoints, tls: opts.tls, timeoutMs: timeout, maxReceiveBytes: MAX_RECEIVE_BYTES };
-    this.#readKv = new FastKV({ ...fast, mode: 'read' }, this.#client.kv);
-    this.#writeKv = new FastKV({ ...fast, mode: 'write' }, this.#writer.kv);
+    this.#transport = createEtcdTransport({ endpoints: opts.endpoints, timeoutMs: timeout, tls: opts.tls, auth: opts.auth, keepalive: opts.keepalive });
+    this.#client = this.#transport.client;
+    this.#readKv = this.#transport.readKv;
+    this.#writeKv = this.#transport.writeKv;
     this.#writeTimeoutMs = timeout;
     this.#mux = new WatchMux(this.#client);
     this.#feedMux = new WatchMux(this.#client);
@@ -719,10 +669,7 @@ export class EtcdStore implements Store {
   async close(): Promise<void> {
     this.#mux.close();
     this.#feedMux.close();
-    this.#readKv.close();
-    this.#writeKv.close();
-    this.#client.close();
-    this.#writer.close();
+    this.#transport.close();
   }
 
   /** The lease field of a put that lives `ttlSeconds` (none without a TTL). */
