@@ -8,10 +8,12 @@
  *
  * A fenced component: its calls fail with its own typed errors (etcd-call-errors.ts), which its
  * owner maps once into its own vocabulary (`mapError`; EtcdStore: etcd3's errors). The session is
- * kept as kube keeps its etcd client's (storagebackend/factory/etcd3.go): an HTTP/2 PING every
- * 30 s that must be answered within 10 s, so a dead idle connection is noticed and dialled
- * again (with jittered exponential backoff); every call has a deadline; with credentials, calls
- * carry etcd's auth token (Authenticate), fetched again when etcd calls it invalid.
+ * kept as kube keeps its etcd client's (storagebackend/factory/etcd3.go): an HTTP/2 PING after
+ * 30 s without an answer while calls are in flight, which must be answered within 10 s, so a
+ * dead connection (an idle one included, on its next call) is noticed well before the call's
+ * deadline and dialled again (with gRPC's jittered exponential backoff); every call has a
+ * deadline; with credentials, calls carry etcd's auth token (Authenticate), fetched again when
+ * etcd calls it invalid.
  *
  * Everything unusual goes through etcd3's client (the fallback), which keeps its failover, retry
  * and breaker policies: a call made while no session is connected (first use, a member that went
@@ -146,6 +148,9 @@ interface Session {
   token: string | undefined;
   /** A token being fetched again (after `invalid auth token`); calls wait for it. */
   reauth: Promise<void> | undefined;
+  /** Calls in flight on it, and calls it answered so far (the keepalive's activity check). */
+  calls: number;
+  answered: number;
 }
 
 export class FastKV {
@@ -265,8 +270,8 @@ export class FastKV {
       }
       h2.setLocalWindowSize(WINDOW_BYTES);
       h2.unref();
-      keepalive = this.#keepalive(h2);
-      const s: Session = { h2, token: undefined, reauth: undefined };
+      const s: Session = { h2, token: undefined, reauth: undefined, calls: 0, answered: 0 };
+      keepalive = this.#keepalive(s);
       const up = (): void => {
         clearTimeout(giveUp);
         this.#dialling = false;
@@ -285,15 +290,23 @@ export class FastKV {
   }
 
   /**
-   * PINGs `h2` every keepalive interval; one unanswered within the timeout destroys it (its calls
-   * in flight end as cut ones, the next call dials again). kube: keepaliveTime / keepaliveTimeout.
+   * kube's etcd client keepalive (keepaliveTime / keepaliveTimeout; gRPC's rule without
+   * PermitWithoutStream): while calls are in flight and nothing was answered for an interval, a
+   * PING; one unanswered within the timeout destroys the session (its calls end as cut ones, the
+   * next call dials again). An idle session is not pinged: etcd's server counts a PING on a
+   * connection without calls as abuse (too_many_pings GOAWAY); a dead idle connection is found by
+   * its next call's PING instead of that call's deadline.
    */
-  #keepalive(h2: http2.ClientHttp2Session): NodeJS.Timeout {
+  #keepalive(s: Session): NodeJS.Timeout {
+    const { h2 } = s;
     const timeMs = this.#opts.keepalive?.timeMs ?? KEEPALIVE_TIME_MS;
     const timeoutMs = this.#opts.keepalive?.timeoutMs ?? KEEPALIVE_TIMEOUT_MS;
     let waiting: NodeJS.Timeout | undefined;
+    let answered = -1;
     const timer = setInterval(() => {
-      if (waiting || h2.closed || h2.destroyed) return;
+      const quiet = s.answered === answered;
+      answered = s.answered;
+      if (waiting || s.calls === 0 || !quiet || h2.closed || h2.destroyed) return;
       waiting = setTimeout(() => h2.destroy(new Error('keepalive ping not answered')), timeoutMs);
       waiting.unref();
       const sent = h2.ping((err) => {
@@ -399,6 +412,8 @@ export class FastKV {
     const finish = (failure: EtcdCallError | undefined): void => {
       if (settled) return;
       settled = true;
+      s.calls--;
+      s.answered++;
       this.#inFlight.delete(call);
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
       if (failure) {
@@ -458,6 +473,7 @@ export class FastKV {
     // Settled on close, after the data and the trailers (an error or reset closes it too).
     stream.on('error', () => undefined);
     stream.on('close', () => finish(undefined));
+    s.calls++;
     this.#inFlight.add(call);
     this.#tick();
     stream.end(body);
