@@ -147,6 +147,9 @@ export class EtcdStore implements Store {
     this.#observer = opts.observer;
   }
 
+  /** etcd's answers are decoded: the stored bytes are served by the watch cache (Cacher). */
+  readonly cachedBytes = undefined;
+
   #observe(operation: EtcdOperation, key: string, t0: number): void {
     this.#observer!.observe(operation, key, (performance.now() - t0) / 1000);
   }
