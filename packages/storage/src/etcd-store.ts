@@ -35,22 +35,14 @@ import { RangePager, type Page, type RangeFn } from './paging.js';
 import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
 import type { FastKV } from './fast-kv.js';
 import { createEtcdTransport, isCutCall, type EtcdTransport } from './etcd-transport.js';
+import { QuorumReads, TOO_LARGE_WAIT_MS } from './etcd-quorum-reads.js';
+import { EtcdInitialEvents, translateEvent } from './etcd-watch-events.js';
+import { GuardedWrite } from './guarded-write.js';
+import { observeSince } from './etcd-instrumentation.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
 export { isCutCall, isUnsentCall } from './etcd-transport.js';
-
-/** etcd's default --max-txn-ops: the most operations one txn may carry. */
-const MAX_TXN_OPS = 128;
-
-interface LatestRead {
-  key: string;
-  /** Only the mod_revision is wanted (the value comes back empty). */
-  keysOnly: boolean;
-  resolve(v: { value: Buffer; modRevision: number } | undefined): void;
-  reject(e: unknown): void;
-  /** When it was asked (performance.now(), for the request-duration observer). */
-  t0: number;
-}
+export { TOO_LARGE_WAIT_MS } from './etcd-quorum-reads.js';
 
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379`. */
@@ -92,9 +84,6 @@ interface RawState {
   modRevision: number;
 }
 
-/** How long a read waits for a resourceVersion the server has not reached (kube: 3 s). */
-export const TOO_LARGE_WAIT_MS = 3000;
-
 /** etcd's default `--max-request-bytes`. */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 /** A txn's bytes besides the value and its three copies of the key (compare, put, failure range). */
@@ -126,8 +115,7 @@ export class EtcdStore implements Store {
   /** Average object size per listed range (by its range end), so each page of a paged list is one etcd read. */
   readonly #sizeHints = new Map<string, number>();
   readonly #leases: LeaseManager;
-  #revisionReadInFlight: Promise<number> | undefined;
-  #nextRevisionRead: Promise<number> | undefined;
+  readonly #quorum: QuorumReads;
   readonly #observer: EtcdRequestObserver | undefined;
 
   constructor(opts: EtcdStoreOptions) {
@@ -145,13 +133,36 @@ export class EtcdStore implements Store {
     this.#pageBytes = opts.pageBytes;
     this.#leases = new LeaseManager(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl })).ID, opts.leases);
     this.#observer = opts.observer;
+    this.#quorum = new QuorumReads(this.#readKv, opts.observer);
   }
 
   /** etcd's answers are decoded: the stored bytes are served by the watch cache (Cacher). */
   readonly cachedBytes = undefined;
 
   #observe(operation: EtcdOperation, key: string, t0: number): void {
-    this.#observer!.observe(operation, key, (performance.now() - t0) / 1000);
+    observeSince(this.#observer!, operation, key, t0);
+  }
+
+  /**
+   * The key's current value (empty with `keysOnly`) and mod_revision (undefined: no such key): a
+   * linearizable read, batched with concurrent ones (see QuorumReads).
+   */
+  latest(key: string, keysOnly = false): Promise<{ value: Buffer; modRevision: number } | undefined> {
+    return this.#quorum.latest(key, keysOnly);
+  }
+
+  /** etcd's current revision, read after this call began (see QuorumReads). */
+  freshRevision(): Promise<number> {
+    return this.#quorum.freshRevision();
+  }
+
+  currentRevision(): Promise<number> {
+    return this.#quorum.currentRevision();
+  }
+
+  /** Resolves once etcd has reached `minRv`; ResourceVersionTooLarge after about 3 s (see QuorumReads). */
+  waitForRevision(minRv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
+    return this.#quorum.waitForRevision(minRv, key, timeoutMs);
   }
 
   /** The etcd client itself, for the compactor (which needs a compare on a key's version). */
@@ -230,54 +241,6 @@ export class EtcdStore implements Store {
       // The key is free: the guard key moved. Its recheck refuses, or the create goes again.
       await guard.moved(res.responses[1]?.response_range?.kvs[0]);
     }
-  }
-
-  /**
-   * The key's current value (empty with `keysOnly`) and mod_revision (undefined: no such key) — a
-   * linearizable read, as a
-   * quorum GET needs. Concurrent callers share etcd round trips: a read starts at once when none
-   * is in flight, otherwise it joins the next batch, sent as one txn of ranges when the flight
-   * lands. A batch starts after each of its reads arrived, so each still sees every write
-   * acknowledged before it was asked (kube's quorum read, one etcd request per batch).
-   */
-  latest(key: string, keysOnly = false): Promise<{ value: Buffer; modRevision: number } | undefined> {
-    return new Promise((resolve, reject) => {
-      this.#latestQueue.push({ key, keysOnly, resolve, reject, t0: this.#observer ? performance.now() : 0 });
-      if (!this.#latestInFlight) this.#flushLatest();
-    });
-  }
-
-  #latestQueue: LatestRead[] = [];
-  #latestInFlight = false;
-
-  #flushLatest(): void {
-    const batch = this.#latestQueue.splice(0, MAX_TXN_OPS);
-    if (batch.length === 0) {
-      this.#latestInFlight = false;
-      return;
-    }
-    this.#latestInFlight = true;
-    const done = (): void => {
-      if (this.#observer) for (const r of batch) this.#observe('get', r.key, r.t0);
-      this.#flushLatest();
-    };
-    const read: Promise<Array<IRangeResponse | undefined>> =
-      batch.length === 1
-        ? this.#kv.range({ key: Buffer.from(batch[0]!.key), keys_only: batch[0]!.keysOnly }).then((r) => [r])
-        : this.#kv.txn({ compare: [], success: batch.map((r) => ({ request_range: { key: Buffer.from(r.key), keys_only: r.keysOnly } })), failure: [] }).then((t) => t.responses.map((x) => x.response_range ?? undefined));
-    read.then(
-      (results) => {
-        batch.forEach((r, i) => {
-          const kv = results[i]?.kvs[0];
-          r.resolve(kv ? { value: kv.value, modRevision: Number(kv.mod_revision) } : undefined);
-        });
-        done();
-      },
-      (e: unknown) => {
-        for (const r of batch) r.reject(e);
-        done();
-      },
-    );
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
@@ -589,34 +552,6 @@ export class EtcdStore implements Store {
     return watcher;
   }
 
-  /**
-   * etcd's current revision, read after this call began (what a linearizable read needs), with
-   * concurrent callers sharing reads: a caller joins the next read to start, never one already in
-   * flight (that one may predate its request). Under load this turns N reads into about two.
-   */
-  freshRevision(): Promise<number> {
-    if (this.#nextRevisionRead) return this.#nextRevisionRead;
-    const start = (): Promise<number> => {
-      const p = this.currentRevision();
-      this.#revisionReadInFlight = p;
-      const clear = (): void => {
-        if (this.#revisionReadInFlight === p) this.#revisionReadInFlight = undefined;
-      };
-      p.then(clear, clear);
-      return p;
-    };
-    if (!this.#revisionReadInFlight) return start();
-    const next = this.#revisionReadInFlight.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
-      this.#nextRevisionRead = undefined;
-      return start();
-    });
-    this.#nextRevisionRead = next;
-    return next;
-  }
-
   /** How many keys are under `prefix` (a count-only range; kube's Storage.Count for the object-count metric). */
   async count(prefix: string): Promise<number> {
     const t0 = performance.now();
@@ -627,11 +562,6 @@ export class EtcdStore implements Store {
     } finally {
       if (this.#observer) this.#observe('listWithCount', prefix, t0);
     }
-  }
-
-  async currentRevision(): Promise<number> {
-    const res = await this.#kv.range({ key: Buffer.from('\u0000plinth-revision-probe'), count_only: true });
-    return Number(res.header.revision);
   }
 
   /** Compacts etcd and records it in compact_rev_key, so every replica's watch caches drop that history. */
@@ -752,21 +682,6 @@ export class EtcdStore implements Store {
     return kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
   }
 
-  /**
-   * Resolves once etcd has reached `minRv`; after about 3 s throws ResourceVersionTooLarge
-   * (504 "Too large resource version", as kube answers a version it has not seen).
-   */
-  async waitForRevision(minRv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await this.currentRevision();
-      if (current >= minRv) return;
-      if (Date.now() >= deadline) {
-        throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, { revision: current, requested: minRv });
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 function stateOf(obj: StoredObject): RawState {
@@ -787,130 +702,3 @@ function checkPreconditions(key: string, current: StoredObject, pre: Preconditio
   }
 }
 
-/** etcd event → API watch event, applying the predicate to old and new state. */
-function translateEvent(ev: IEvent, predicate: ((o: StoredObject) => boolean) | undefined): WatchEvent | undefined {
-  const rev = Number(ev.kv.mod_revision);
-  if (ev.type === 'Delete') {
-    if (!ev.prev_kv) return undefined;
-    const prev = decodeObject(ev.prev_kv.value, rev);
-    return !predicate || predicate(prev) ? { type: 'DELETED', object: prev, size: ev.prev_kv.value.length } : undefined;
-  }
-  const cur = decodeObject(ev.kv.value, rev);
-  const size = ev.kv.value.length;
-  const created = !ev.prev_kv || ev.kv.create_revision === ev.kv.mod_revision;
-  if (!predicate) return { type: created ? 'ADDED' : 'MODIFIED', object: cur, size };
-  const curOk = predicate(cur);
-  // kube's watchers: an object leaving the selection is DELETED as it was (the previous state),
-  // with the event's resourceVersion.
-  const prev = !created && ev.prev_kv ? decodeObject(ev.prev_kv.value, rev) : undefined;
-  const prevOk = prev !== undefined && predicate(prev);
-  if (curOk && prevOk) return { type: 'MODIFIED', object: cur, size };
-  if (curOk) return { type: 'ADDED', object: cur, size };
-  if (prevOk) return { type: 'DELETED', object: prev, size: ev.prev_kv!.value.length };
-  return undefined;
-}
-
-/**
- * Initial events of a watch served from etcd: one snapshot read a page at a time as the client
- * consumes it, each object decoded only when it is handed out. A snapshot compacted away before
- * it was read to the end ends the watch with an Expired ERROR.
- */
-class EtcdInitialEvents implements InitialEvents {
-  #pager: RangePager | undefined;
-  #kvs: Page['kvs'];
-  #i = 0;
-  #error: WatchEvent | undefined;
-  #finished = false;
-  readonly #key: string;
-  readonly #predicate: ((o: StoredObject) => boolean) | undefined;
-
-  constructor(pager: RangePager, first: Page, key: string, predicate?: (o: StoredObject) => boolean) {
-    this.#pager = first.more ? pager : undefined;
-    this.#kvs = first.kvs;
-    this.#key = key;
-    this.#predicate = predicate;
-  }
-
-  get done(): boolean {
-    return this.#finished || (this.#i >= this.#kvs.length && !this.#pager && !this.#error);
-  }
-
-  poll(): WatchEvent | undefined {
-    while (this.#i < this.#kvs.length) {
-      const kv = this.#kvs[this.#i++]!;
-      const obj = decodeObject(kv.value, Number(kv.mod_revision));
-      if (!this.#predicate || this.#predicate(obj)) return { type: 'ADDED', object: obj, size: kv.value.length };
-    }
-    if (this.#error) {
-      const e = this.#error;
-      this.#error = undefined;
-      this.#finished = true;
-      return e;
-    }
-    return undefined;
-  }
-
-  async fill(): Promise<void> {
-    if (!this.#pager || this.#i < this.#kvs.length) return;
-    try {
-      const page = await this.#pager.next();
-      if (this.#finished) return;
-      this.#kvs = page.kvs;
-      this.#i = 0;
-      if (!page.more) this.#pager = undefined;
-    } catch (e) {
-      this.#pager = undefined;
-      this.#kvs = [];
-      this.#i = 0;
-      this.#error = {
-        type: 'ERROR',
-        error: isEtcdCompactedError(e)
-          ? new StorageError('Compacted', this.#key, 'The resourceVersion for the provided watch is too old.')
-          : new StorageError('Internal', this.#key, (e as Error).message),
-      };
-    }
-  }
-
-  close(): void {
-    this.#finished = true;
-    this.#pager = undefined;
-    this.#kvs = [];
-    this.#i = 0;
-  }
-}
-
-/** Most times a guarded create goes again after its guard key moved (see GuardKey). */
-const GUARD_ATTEMPTS = 32;
-
-/** A write holding a GuardKey: the compare and failure range it adds, and what a failure means. */
-class GuardedWrite {
-  readonly #guard: GuardKey;
-  readonly #key: Buffer;
-  /** The revision held, asked of the guard when a create is first tried. */
-  #revision: number | undefined;
-  #attempts = 0;
-
-  constructor(guard: GuardKey) {
-    this.#guard = guard;
-    this.#key = Buffer.from(guard.key);
-  }
-
-  compare(): { key: Buffer; target: 'Mod'; result: 'Equal'; mod_revision: number } {
-    this.#revision ??= this.#guard.revision();
-    return { key: this.#key, target: 'Mod', result: 'Equal', mod_revision: this.#revision };
-  }
-
-  range(): { request_range: { key: Buffer } } {
-    return { request_range: { key: this.#key } };
-  }
-
-  /** The guard key as the failed txn read it: recheck (which may throw), then hold its new revision. */
-  async moved(kv: { value: Buffer; mod_revision: string } | undefined): Promise<void> {
-    const revision = kv ? Number(kv.mod_revision) : 0;
-    await this.#guard.recheck(kv ? decodeObject(kv.value, revision) : undefined, revision);
-    if (++this.#attempts >= GUARD_ATTEMPTS || revision === this.#revision) {
-      throw new StorageError('Conflict', this.#guard.key, `${this.#guard.key} kept changing during the write`);
-    }
-    this.#revision = revision;
-  }
-}
