@@ -3,41 +3,38 @@
  * create_revision == 0, updates and deletes compare mod_revision; lists read one revision across
  * pages; watches run on one shared raw watch stream.
  */
-import type { Etcd3, IRangeResponse, IEvent, IKeyValue } from 'etcd3';
+import type { Etcd3, IRangeResponse } from 'etcd3';
 import { stringifyJson, type StoredObject } from '@plinth/api';
 import type {
   CreateOptions,
   DeleteOptions,
   GetOptions,
-  GuardKey,
   ListOptions,
   ListResult,
   Preconditions,
   Store,
   UpdateFunc,
   UpdateOptions,
-  WatchEvent,
   WatchOptions,
   Watcher,
   EtcdOperation,
   EtcdRequestObserver,
 } from './interface.js';
-import { StorageError, isEtcdCompactedError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
-import { decodeContinue, encodeContinue } from './continue.js';
+import { StorageError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { decodeObject, encodeObject, sameContent, writtenObject } from './object-codec.js';
 import { CachedObject, type ReadDefaults } from './cached-object.js';
-import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
+import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
-import { RangePager, type Page, type RangeFn } from './paging.js';
 import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
 import type { FastKV } from './fast-kv.js';
 import { createEtcdTransport, isCutCall, type EtcdTransport } from './etcd-transport.js';
 import { QuorumReads, TOO_LARGE_WAIT_MS } from './etcd-quorum-reads.js';
 import { EtcdInitialEvents, translateEvent } from './etcd-watch-events.js';
 import { GuardedWrite } from './guarded-write.js';
+import { ListReader } from './etcd-list-reader.js';
 import { observeSince } from './etcd-instrumentation.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
@@ -91,10 +88,6 @@ const TXN_OVERHEAD_BYTES = 256;
 /** Initial watch events come from etcd a page at a time: a smaller page bounds a stalled watcher. */
 const WATCH_PAGE_BYTES = 1024 * 1024;
 
-const EXPIRED_LIST = 'The resourceVersion for the provided list is too old.';
-const INCONSISTENT_CONTINUE =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
-
 /** Attempts of a write whose earlier attempt was cut (see `EtcdStore.#write`). */
 const CUT_WRITE_ATTEMPTS = 3;
 
@@ -111,9 +104,7 @@ export class EtcdStore implements Store {
   readonly #feedMux: WatchMux;
   readonly #watcherLimits: WatcherLimits;
   readonly #maxRequestBytes: number;
-  readonly #pageBytes: number | undefined;
-  /** Average object size per listed range (by its range end), so each page of a paged list is one etcd read. */
-  readonly #sizeHints = new Map<string, number>();
+  readonly #lists: ListReader;
   readonly #leases: LeaseManager;
   readonly #quorum: QuorumReads;
   readonly #observer: EtcdRequestObserver | undefined;
@@ -130,10 +121,10 @@ export class EtcdStore implements Store {
     this.#feedMux = new WatchMux(this.#client);
     this.#watcherLimits = { ...DEFAULT_WATCHER_LIMITS, ...opts.watcherLimits };
     this.#maxRequestBytes = opts.maxRequestBytes ?? ETCD_MAX_REQUEST_BYTES;
-    this.#pageBytes = opts.pageBytes;
     this.#leases = new LeaseManager(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl })).ID, opts.leases);
     this.#observer = opts.observer;
     this.#quorum = new QuorumReads(this.#readKv, opts.observer);
+    this.#lists = new ListReader({ range: (req) => this.#range(req), quorum: this.#quorum, pageBytes: opts.pageBytes });
   }
 
   /** etcd's answers are decoded: the stored bytes are served by the watch cache (Cacher). */
@@ -185,7 +176,7 @@ export class EtcdStore implements Store {
    * initial state). Returns [key, object] pairs in key order and the revision read at.
    */
   async snapshot(prefix: string): Promise<{ entries: Array<[string, CachedObject]>; revision: number }> {
-    const pager = this.#pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
+    const pager = this.#lists.pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
     const entries: Array<[string, CachedObject]> = [];
     do {
       const page = await pager.next();
@@ -275,7 +266,7 @@ export class EtcdStore implements Store {
   async #list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
-    const page = await this.#listRange(prefix, opts, (kv) => {
+    const page = await this.#lists.page(prefix, opts, (kv) => {
       const obj = decodeObject(kv.value, Number(kv.mod_revision));
       if (predicate && !predicate(obj)) return 0;
       return items.push(obj);
@@ -301,7 +292,7 @@ export class EtcdStore implements Store {
   ): Promise<ListJson> {
     if (opts.predicate) throw new Error('etcd store: listJson takes no predicate');
     const itemsJson: string[] = [];
-    const page = await this.#listRange(prefix, opts, (kv) => {
+    const page = await this.#lists.page(prefix, opts, (kv) => {
       const rev = Number(kv.mod_revision);
       const o = known?.(kv.key.toString(), rev) ?? CachedObject.fromBuffer(kv.value, rev);
       const json = o.itemJson(apiVersion, kind, readDefaults);
@@ -310,80 +301,6 @@ export class EtcdStore implements Store {
       return itemsJson.push(stringifyJson(item));
     });
     return { itemsJson, ...page };
-  }
-
-  /**
-   * One page of a list (kube's GetList): reads the range a page at a time from the continue
-   * token's key or the prefix, handing each key-value to `take` (which returns how many items it
-   * has kept, 0 for one it left out) until `limit` items are kept.
-   */
-  async #listRange(prefix: string, opts: ListOptions, take: (kv: IKeyValue) => number): Promise<Omit<ListResult, 'items'>> {
-    if (!prefix.endsWith('/')) prefix += '/';
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    let key = Buffer.from(prefix);
-    let revision = 0;
-    let minRv = 0;
-    let continueKey: string | undefined;
-    if (opts.continue) {
-      let decoded: { rv: number; startKey: string };
-      try {
-        decoded = decodeContinue(opts.continue, prefix);
-      } catch (e) {
-        throw new StorageError('InvalidContinue', prefix, (e as Error).message);
-      }
-      continueKey = decoded.startKey;
-      key = Buffer.from(decoded.startKey);
-      revision = decoded.rv > 0 ? decoded.rv : 0;
-    } else {
-      const rv = parseResourceVersion(opts.resourceVersion);
-      const match = opts.resourceVersionMatch ?? '';
-      if (rv > 0) {
-        if (match === 'Exact' || (match === '' && limit > 0)) revision = rv;
-        else minRv = rv;
-      }
-    }
-
-    if (minRv > 0) await this.waitForRevision(minRv, prefix);
-    const rangeEnd = prefixEnd(Buffer.from(prefix));
-    const hintKey = rangeEnd.toString('latin1');
-    const pager = this.#pager(key, rangeEnd, revision, opts.resourceVersion === '0' && !revision, this.#pageBytes, this.#sizeHints.get(hintKey));
-    let kept = 0;
-    // With a selector a page may fill slowly: ask for the limit first, then twice as much each
-    // time (kube doubles its batch up to 10,000); the pager also keeps each page's bytes bounded.
-    let batch = limit || undefined;
-    for (;;) {
-      let page: Page;
-      try {
-        page = await pager.next(batch);
-      } catch (e) {
-        if (!isEtcdCompactedError(e)) throw e;
-        if (continueKey !== undefined) {
-          throw new StorageError('Compacted', prefix, INCONSISTENT_CONTINUE, { continueToken: encodeContinue(continueKey, prefix, -1) });
-        }
-        throw new StorageError('Compacted', prefix, EXPIRED_LIST);
-      }
-      let consumed = 0;
-      for (const kv of page.kvs) {
-        consumed++;
-        if (take(kv) === 0) continue;
-        kept++;
-        if (limit > 0 && kept >= limit) break;
-      }
-      const full = limit > 0 && kept >= limit;
-      if (!full && page.more) {
-        if (batch) batch = Math.min(batch * 2, 10_000);
-        continue;
-      }
-      this.#rememberSize(hintKey, pager.averageBytes);
-      const lastKv = page.kvs[consumed - 1];
-      const hasMore = consumed < page.kvs.length || page.more;
-      if (!full || !hasMore || !lastKv) return { resourceVersion: String(pager.revision), continue: '' };
-      const out: Omit<ListResult, 'items'> = { resourceVersion: String(pager.revision), continue: encodeContinue(`${lastKv.key.toString()}\u0000`, prefix, pager.revision) };
-      // etcd's count covers the whole range from this page's first key: what we did not
-      // return is still to come. Selectors make it meaningless, so kube omits it then.
-      if (!opts.hasSelector) out.remainingItemCount = page.count - consumed;
-      return out;
-    }
   }
 
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
@@ -525,7 +442,7 @@ export class EtcdStore implements Store {
       // Get state and start at most recent: synthetic ADDED events streamed a page at a time
       // from one snapshot as the client reads them (never the whole collection per watcher),
       // then the changes after that snapshot.
-      const pager = this.#pager(key, rangeEnd ?? Buffer.concat([key, Buffer.from([0])]), 0, false, WATCH_PAGE_BYTES);
+      const pager = this.#lists.pager(key, rangeEnd ?? Buffer.concat([key, Buffer.from([0])]), 0, false, WATCH_PAGE_BYTES);
       initial = new EtcdInitialEvents(pager, await pager.next(), keyOrPrefix, predicate);
       startRevision = pager.revision + 1;
     }
@@ -621,20 +538,6 @@ export class EtcdStore implements Store {
       }
       throw e;
     }
-  }
-
-  /** A pager over [key, rangeEnd) at `revision` (0: the first page's), pages bounded in bytes. */
-  #pager(key: Buffer, rangeEnd: Buffer, revision: number, serializable = false, pageBytes = this.#pageBytes, averageHint?: number): RangePager {
-    const range: RangeFn = (req) => this.#range(req);
-    return new RangePager(range, { key, rangeEnd, revision, serializable, ...(pageBytes ? { pageBytes } : {}), ...(averageHint ? { averageHint } : {}) });
-  }
-
-  #rememberSize(hintKey: string, average: number): void {
-    if (average <= 0) return;
-    this.#sizeHints.delete(hintKey);
-    this.#sizeHints.set(hintKey, average);
-    // Bounded: the oldest range's hint goes first.
-    if (this.#sizeHints.size > 1024) this.#sizeHints.delete(this.#sizeHints.keys().next().value!);
   }
 
   /**
