@@ -88,6 +88,7 @@ async function fastKv(fallback: Etcd3['kv'], extra: Partial<FastKVOptions> = {})
   const fast = new FastKV({ endpoints: [endpoint], timeoutMs: 30_000, maxReceiveBytes: 1 << 20, mode: 'write', keepalive: KEEPALIVE, ...extra }, fallback);
   await fast.range({ key: Buffer.from('/probe') });
   await until('the session comes up', () => fast.connected);
+  await fast.range({ key: Buffer.from('/probe') }); // answered on the session: a working member
   return fast;
 }
 

@@ -11,7 +11,7 @@ import http2 from 'node:http2';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { Etcd3, GRPCDeadlineExceededError, GRPCResourceExhastedError } from 'etcd3';
 import { EtcdCallCut, EtcdDeadlineExceeded, EtcdStatusError, EtcdUnavailable, FastKV, freePort, isCutCall, toEtcd3Error, type FastKVOptions } from '@plinth/storage';
 import { startTestEtcd, tempDir, type TestEtcd } from './harness.js';
@@ -320,5 +320,37 @@ test('over TLS with client-certificate auth (--client-cert-auth) the calls use i
     member.kill('SIGKILL');
     await new Promise((r) => member.once('exit', r));
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a member that keeps refusing the session: redials back off exponentially (×1.6, jittered) up to the cap, calls meanwhile go through etcd3', async () => {
+  const dials: number[] = [];
+  // Takes each connection and drops it at once: every dial fails.
+  const server = createServer((socket) => {
+    dials.push(performance.now());
+    socket.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fb = countingFallback(client.kv);
+  const fast = new FastKV(options(endpoint, 'read', { redial: { initialMs: 100, maxMs: 400 } }), fb.kv);
+  try {
+    const t0 = performance.now();
+    let calls = 0;
+    while (performance.now() - t0 < 2500) {
+      await fast.range({ key: Buffer.from('/probe') });
+      calls++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(fb.calls(), calls, 'every call was served by etcd3');
+    const gaps = dials.slice(1).map((t, i) => t - dials[i]!);
+    // 100, 160, 256, 400, 400... ms (±20 %): about eight dials in 2.5 s; a fixed 1 s delay makes three.
+    assert.ok(dials.length >= 5 && dials.length <= 12, `${dials.length} dials, gaps ${gaps.map(Math.round).join()}`);
+    assert.ok(gaps[0]! >= 70, `first redial after ${Math.round(gaps[0]!)} ms`);
+    assert.ok(Math.max(...gaps.slice(0, 3)) < Math.min(...gaps.slice(-2)), `the delay grows: ${gaps.map(Math.round).join()}`);
+    assert.ok(Math.max(...gaps) < 400 * 1.2 + 150, `capped: ${gaps.map(Math.round).join()}`);
+  } finally {
+    fast.close();
+    server.close();
   }
 });

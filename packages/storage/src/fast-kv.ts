@@ -148,7 +148,7 @@ interface Session {
   token: string | undefined;
   /** A token being fetched again (after `invalid auth token`); calls wait for it. */
   reauth: Promise<void> | undefined;
-  /** Calls in flight on it, and calls it answered so far (the keepalive's activity check). */
+  /** Calls in flight on it, and calls the member answered so far (keepalive activity; backoff reset). */
   calls: number;
   answered: number;
 }
@@ -160,7 +160,7 @@ export class FastKV {
   #session: Session | undefined;
   #dialling = false;
   #redialAt = 0;
-  /** The next redial's delay before jitter (gRPC's backoff; reset by a session that comes up). */
+  /** The next redial's delay before jitter (gRPC's backoff; reset by a session that answered a call). */
   #backoffMs: number;
   #next: number;
   #closed = false;
@@ -235,7 +235,14 @@ export class FastKV {
     const failed = (): void => {
       if (keepalive) clearInterval(keepalive);
       if (session && this.#session === session) this.#session = undefined;
-      if (this.#dialling) this.#backOff();
+      if (this.#dialling || (session && session.answered === 0)) {
+        // A dial that failed, or a session that closed before answering anything (a member that
+        // takes the connection and drops it): the next dial waits, longer each time.
+        this.#backOff();
+      } else if (session) {
+        // A session that worked: the next call dials again at once, and backoff starts afresh.
+        this.#backoffMs = this.#opts.redial?.initialMs ?? 1000;
+      }
       this.#dialling = false;
     };
     let h2: http2.ClientHttp2Session;
@@ -275,7 +282,6 @@ export class FastKV {
       const up = (): void => {
         clearTimeout(giveUp);
         this.#dialling = false;
-        this.#backoffMs = this.#opts.redial?.initialMs ?? 1000;
         session = s;
         this.#session = s;
       };
@@ -413,7 +419,8 @@ export class FastKV {
       if (settled) return;
       settled = true;
       s.calls--;
-      s.answered++;
+      // An answer from the member (any gRPC status): it works, and the session is active.
+      if (status !== undefined) s.answered++;
       this.#inFlight.delete(call);
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
       if (failure) {
