@@ -232,7 +232,11 @@ export class FastKV {
     const url = new URL(/^[a-z]+:\/\//i.test(endpoint) ? endpoint : `${tls ? 'https' : 'http'}://${endpoint}`);
     let session: Session | undefined;
     let keepalive: NodeJS.Timeout | undefined;
+    let ended = false;
     const failed = (): void => {
+      // 'error' is followed by 'close': the first one counts.
+      if (ended) return;
+      ended = true;
       if (keepalive) clearInterval(keepalive);
       if (session && this.#session === session) this.#session = undefined;
       if (this.#dialling || (session && session.answered === 0)) {
