@@ -11,9 +11,9 @@ import http2 from 'node:http2';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { Etcd3, GRPCDeadlineExceededError, GRPCResourceExhastedError } from 'etcd3';
-import { FastKV, freePort, isCutCall, type FastKVOptions } from '@plinth/storage';
+import { EtcdCallCut, EtcdDeadlineExceeded, EtcdStatusError, EtcdUnavailable, FastKV, freePort, isCutCall, toEtcd3Error, type FastKVOptions } from '@plinth/storage';
 import { startTestEtcd, tempDir, type TestEtcd } from './harness.js';
 
 let etcd: TestEtcd;
@@ -34,6 +34,8 @@ const options = (endpoint: string, mode: FastKVOptions['mode'], extra: Partial<F
   timeoutMs: 10_000,
   maxReceiveBytes: 8 * 1024 * 1024,
   mode,
+  // As EtcdStore configures it: its typed errors become etcd3's, once.
+  mapError: toEtcd3Error,
   ...extra,
 });
 
@@ -103,6 +105,20 @@ test('Range and Txn answer exactly as etcd3 does, errors included, and only the 
     await client.kv.compact({ revision: Number(theirs.header.revision) });
     assert.equal(await outcome(fast.range({ key: k(0), revision: head })), await outcome(client.kv.range({ key: k(0), revision: head })));
     assert.equal(fb.calls(), served, 'every later call used the session');
+    // Without the mapping, the same failures are its own typed errors: etcd's status and text.
+    const raw = new FastKV(options(etcd.endpoint, 'write', { mapError: undefined }), fb.kv);
+    try {
+      await connected(raw, fb.calls);
+      await assert.rejects(raw.range({ key: k(0), revision: head }), (e: Error) => {
+        assert.ok(e instanceof EtcdStatusError, e.constructor.name);
+        assert.equal(e.code, 11);
+        assert.equal(e.details, 'etcdserver: mvcc: required revision has been compacted');
+        return true;
+      });
+      await assert.rejects(raw.txn({ compare: [], success: [{ request_put: { key: Buffer.alloc(0), value: Buffer.from('x') } }], failure: [] }), (e: Error) => e instanceof EtcdStatusError && e.code === 3 && e.details === 'etcdserver: key is not provided');
+    } finally {
+      raw.close();
+    }
   } finally {
     fast.close();
   }
@@ -157,7 +173,7 @@ test('a member that never answers: the call fails with DEADLINE_EXCEEDED at its 
   try {
     await new Promise((r) => setTimeout(r, 100)); // the session connects
     const calls = fallbackCalls();
-    await assert.rejects(fast.range({ key: Buffer.from('/k') }), GRPCDeadlineExceededError);
+    await assert.rejects(fast.range({ key: Buffer.from('/k') }), (e: Error) => e instanceof GRPCDeadlineExceededError && e.cause instanceof EtcdDeadlineExceeded);
     assert.equal(fallbackCalls(), calls, 'it went to the member, not to etcd3');
     assert.equal(member.streams(), 1);
   } finally {
@@ -183,7 +199,7 @@ test('a connection cut with a call in flight: a read is read again through etcd3
           assert.equal(r.kvs[0]?.value.toString(), 'there', 'served by etcd3 after the cut');
           assert.equal(fallbackCalls(), calls + 1);
         } else {
-          await assert.rejects(fast.txn(req), (e: Error) => isCutCall(e));
+          await assert.rejects(fast.txn(req), (e: Error) => isCutCall(e) && e.cause instanceof EtcdCallCut);
           assert.equal(fallbackCalls(), calls, 'a cut write is not sent again here');
         }
         assert.equal(member.streams(), streams + 1, 'the call reached the member before the cut');
@@ -212,6 +228,7 @@ test('a member answering UNAVAILABLE (no leader): a read goes through etcd3, a w
         } else {
           await assert.rejects(fast.txn({ compare: [], success: [{ request_put: { key, value: Buffer.from('v') } }], failure: [] }), (e: Error) => {
             assert.equal(e.message, '14 UNAVAILABLE: etcdserver: no leader');
+            assert.ok(e.cause instanceof EtcdUnavailable);
             return isCutCall(e);
           });
         }
@@ -303,5 +320,37 @@ test('over TLS with client-certificate auth (--client-cert-auth) the calls use i
     member.kill('SIGKILL');
     await new Promise((r) => member.once('exit', r));
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a member that keeps refusing the session: redials back off exponentially (×1.6, jittered) up to the cap, calls meanwhile go through etcd3', async () => {
+  const dials: number[] = [];
+  // Takes each connection and drops it at once: every dial fails.
+  const server = createServer((socket) => {
+    dials.push(performance.now());
+    socket.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const fb = countingFallback(client.kv);
+  const fast = new FastKV(options(endpoint, 'read', { redial: { initialMs: 100, maxMs: 400 } }), fb.kv);
+  try {
+    const t0 = performance.now();
+    let calls = 0;
+    while (performance.now() - t0 < 2500) {
+      await fast.range({ key: Buffer.from('/probe') });
+      calls++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(fb.calls(), calls, 'every call was served by etcd3');
+    const gaps = dials.slice(1).map((t, i) => t - dials[i]!);
+    // 100, 160, 256, 400, 400... ms (±20 %): about eight dials in 2.5 s; a fixed 1 s delay makes three.
+    assert.ok(dials.length >= 5 && dials.length <= 12, `${dials.length} dials, gaps ${gaps.map(Math.round).join()}`);
+    assert.ok(gaps[0]! >= 70, `first redial after ${Math.round(gaps[0]!)} ms`);
+    assert.ok(Math.max(...gaps.slice(0, 3)) < Math.min(...gaps.slice(-2)), `the delay grows: ${gaps.map(Math.round).join()}`);
+    assert.ok(Math.max(...gaps) < 400 * 1.2 + 150, `capped: ${gaps.map(Math.round).join()}`);
+  } finally {
+    fast.close();
+    server.close();
   }
 });

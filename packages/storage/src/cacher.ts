@@ -10,7 +10,7 @@
  */
 import type { IEvent } from 'etcd3';
 import type { StoredObject } from '@plinth/api';
-import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
+import type { CachedBytes, CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, ObjectEvent, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
 import { StorageError } from './errors.js';
 import { TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
 import { CachedObject, type ReadDefaults } from './cached-object.js';
@@ -46,9 +46,11 @@ export interface CacherStats {
   consistentReadsFallback: number;
   /** Consistent reads sent to etcd because consistentReadsFromCache is off. */
   consistentReadsFromEtcd: number;
+  /** getJson and listJson calls answered with stored bytes (no decode, no encode). */
+  bytesResponses: number;
 }
 
-export class Cacher implements Store {
+export class Cacher implements Store, CachedBytes {
   readonly #etcd: EtcdStore;
   readonly #prefix: string;
   readonly #apiVersion: string;
@@ -90,7 +92,7 @@ export class Cacher implements Store {
    * any revision from its own up to that one, until an event under the prefix arrives.
    */
   readonly #provenTo = new Map<string, number>();
-  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0 };
+  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0, bytesResponses: 0 };
   readonly #consistentFromCache: boolean;
 
   constructor(opts: CacherOptions) {
@@ -102,6 +104,11 @@ export class Cacher implements Store {
     this.#historyLimit = opts.historyLimit ?? 10_000;
     this.#onError = opts.onError ?? (() => undefined);
     this.#consistentFromCache = opts.consistentReadsFromCache ?? true;
+  }
+
+  /** It answers reads with its stored bytes itself. */
+  get cachedBytes(): CachedBytes {
+    return this;
   }
 
   /** apiVersion and kind of the cached resource (its storage version). */
@@ -429,7 +436,10 @@ export class Cacher implements Store {
   async getJson(key: string, opts: GetOptions = {}, readDefaults?: ReadDefaults): Promise<string | StoredObject> {
     const r = await this.#getEntry(key, opts);
     if (!(r instanceof CachedObject)) return r;
-    return r.json(this.#apiVersion, this.#kind, readDefaults) ?? r.object();
+    const json = r.json(this.#apiVersion, this.#kind, readDefaults);
+    if (json === undefined) return r.object();
+    this.#stats.bytesResponses++;
+    return json;
   }
 
   async #getEntry(key: string, opts: GetOptions): Promise<CachedObject | StoredObject> {
@@ -506,6 +516,7 @@ export class Cacher implements Store {
         if (j === undefined) return { items: entries.map((e) => e.object()), ...meta, shared: true };
         itemsJson[i] = j;
       }
+      this.#stats.bytesResponses++;
       return { itemsJson, ...meta };
     }
     // A list etcd answers (paged, exact) is built from its values' bytes too, each checked once
@@ -523,13 +534,17 @@ export class Cacher implements Store {
         readDefaults,
       ),
     );
-    if (!('entries' in r)) return r;
+    if (!('entries' in r)) {
+      if ('itemsJson' in r) this.#stats.bytesResponses++;
+      return r;
+    }
     const itemsJson: string[] = new Array<string>(r.entries.length);
     for (let i = 0; i < r.entries.length; i++) {
       const j = r.entries[i]!.itemJson(this.#apiVersion, this.#kind, readDefaults);
       if (j === undefined) return { items: r.entries.map((e) => e.object()), resourceVersion: r.resourceVersion, continue: '', shared: true };
       itemsJson[i] = j;
     }
+    this.#stats.bytesResponses++;
     return { itemsJson, resourceVersion: r.resourceVersion };
   }
 

@@ -3,53 +3,43 @@
  * create_revision == 0, updates and deletes compare mod_revision; lists read one revision across
  * pages; watches run on one shared raw watch stream.
  */
-import { Etcd3, GRPCUnavailableError, type IRangeResponse, type IEvent, type IKeyValue } from 'etcd3';
-import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry } from 'cockatiel';
+import type { Etcd3, IRangeResponse } from 'etcd3';
 import { stringifyJson, type StoredObject } from '@plinth/api';
 import type {
   CreateOptions,
   DeleteOptions,
   GetOptions,
-  GuardKey,
   ListOptions,
   ListResult,
   Preconditions,
   Store,
   UpdateFunc,
   UpdateOptions,
-  WatchEvent,
   WatchOptions,
   Watcher,
   EtcdOperation,
   EtcdRequestObserver,
 } from './interface.js';
-import { StorageError, isEtcdCompactedError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
-import { decodeContinue, encodeContinue } from './continue.js';
+import { StorageError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
 import { decodeObject, encodeObject, sameContent, writtenObject } from './object-codec.js';
 import { CachedObject, type ReadDefaults } from './cached-object.js';
-import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type InitialEvents, type WatcherLimits } from './watcher.js';
+import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
 import { forceCompaction } from './compactor.js';
-import { RangePager, type Page, type RangeFn } from './paging.js';
 import { LeaseManager, type LeaseManagerOptions } from './lease-manager.js';
-import { FastKV } from './fast-kv.js';
+import type { FastKV } from './fast-kv.js';
+import { createEtcdTransport, isCutCall, type EtcdTransport } from './etcd-transport.js';
+import { QuorumReads, TOO_LARGE_WAIT_MS } from './etcd-quorum-reads.js';
+import { EtcdInitialEvents, translateEvent } from './etcd-watch-events.js';
+import { GuardedWrite } from './guarded-write.js';
+import { ListReader } from './etcd-list-reader.js';
+import { observeSince } from './etcd-instrumentation.js';
 
 export { decodeObject, encodeObject } from './object-codec.js';
-
-/** etcd's default --max-txn-ops: the most operations one txn may carry. */
-const MAX_TXN_OPS = 128;
-
-interface LatestRead {
-  key: string;
-  /** Only the mod_revision is wanted (the value comes back empty). */
-  keysOnly: boolean;
-  resolve(v: { value: Buffer; modRevision: number } | undefined): void;
-  reject(e: unknown): void;
-  /** When it was asked (performance.now(), for the request-duration observer). */
-  t0: number;
-}
+export { isCutCall, isUnsentCall } from './etcd-transport.js';
+export { TOO_LARGE_WAIT_MS } from './etcd-quorum-reads.js';
 
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379`. */
@@ -71,6 +61,10 @@ export interface EtcdStoreOptions {
   observer?: EtcdRequestObserver;
   /** Client TLS: the CA that signed etcd's serving certificates, and a client certificate (PEM). */
   tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
+  /** etcd user and password, for an etcd with auth enabled (every call carries etcd's token). */
+  auth?: { username: string; password: string };
+  /** The hot path's HTTP/2 keepalive (default: kube's etcd client, 30 s / 10 s). */
+  keepalive?: { timeMs: number; timeoutMs: number };
 }
 
 /** A list as its items' JSON (without apiVersion/kind), with the list metadata. */
@@ -87,66 +81,19 @@ interface RawState {
   modRevision: number;
 }
 
-/** How long a read waits for a resourceVersion the server has not reached (kube: 3 s). */
-export const TOO_LARGE_WAIT_MS = 3000;
-
 /** etcd's default `--max-request-bytes`. */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 /** A txn's bytes besides the value and its three copies of the key (compare, put, failure range). */
 const TXN_OVERHEAD_BYTES = 256;
-/** kube raises the client's receive limit to MaxInt32; pages keep real responses far below it. */
-const MAX_RECEIVE_BYTES = 2 ** 31 - 1;
 /** Initial watch events come from etcd a page at a time: a smaller page bounds a stalled watcher. */
 const WATCH_PAGE_BYTES = 1024 * 1024;
-
-const EXPIRED_LIST = 'The resourceVersion for the provided list is too old.';
-const INCONSISTENT_CONTINUE =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
-
-/**
- * A call that never reached a member (no connection to it): retrying it on another member is
- * safe whatever the call does.
- */
-export function isUnsentCall(e: unknown): boolean {
-  return e instanceof GRPCUnavailableError && /No connection established|ECONNREFUSED|no (address|connection) available/i.test(e.message);
-}
-
-/**
- * A call cut while a member had it (the member stopped or the connection broke: grpc-js's
- * "Received RST_STREAM with code 0", "Received HTTP status code 200" (a stream ended without a
- * gRPC status), "Connection dropped"; etcd's "server stopped"): a read may be sent again; a write
- * may or may not have been applied.
- */
-export function isCutCall(e: unknown): boolean {
-  if (e instanceof GRPCUnavailableError) return !isUnsentCall(e);
-  return /RST_STREAM|Call ended without gRPC status|Received HTTP status code/.test(String((e as Error | undefined)?.message ?? ''));
-}
-
-/**
- * The etcd client's fault handling. etcd3's default counts every "recoverable" gRPC error
- * (RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, INTERNAL...) towards a per-host circuit breaker and
- * retries them: one oversized request then fails everybody's requests for 5 s. Here only real
- * unavailability (UNAVAILABLE: no connection) counts towards the breaker: a host that keeps
- * failing is skipped for a second. The client's calls are retried on another member when
- * `retryWhen` says so. A client's bad request fails alone.
- */
-function faultHandling(retryWhen: (e: unknown) => boolean) {
-  const unavailable = handleWhen((e) => e instanceof GRPCUnavailableError);
-  return {
-    host: () => circuitBreaker(unavailable, { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) }),
-    // Up to three attempts: with one of three members down, a call that drew the dead member
-    // twice still reaches a live one (connection refusals fail fast; deadlines are not retried).
-    global: retry(handleWhen(retryWhen), { maxAttempts: 3, backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 500 }) }),
-  };
-}
 
 /** Attempts of a write whose earlier attempt was cut (see `EtcdStore.#write`). */
 const CUT_WRITE_ATTEMPTS = 3;
 
 export class EtcdStore implements Store {
+  readonly #transport: EtcdTransport;
   readonly #client: Etcd3;
-  /** Writes (create, update, delete txns): see #write. */
-  readonly #writer: Etcd3;
   /** Range and Txn without grpc-js's call stack (see fast-kv.ts); etcd3 serves what they cannot. */
   readonly #readKv: FastKV;
   readonly #writeKv: FastKV;
@@ -157,48 +104,56 @@ export class EtcdStore implements Store {
   readonly #feedMux: WatchMux;
   readonly #watcherLimits: WatcherLimits;
   readonly #maxRequestBytes: number;
-  readonly #pageBytes: number | undefined;
-  /** Average object size per listed range (by its range end), so each page of a paged list is one etcd read. */
-  readonly #sizeHints = new Map<string, number>();
+  readonly #lists: ListReader;
   readonly #leases: LeaseManager;
-  #revisionReadInFlight: Promise<number> | undefined;
-  #nextRevisionRead: Promise<number> | undefined;
+  readonly #quorum: QuorumReads;
   readonly #observer: EtcdRequestObserver | undefined;
 
   constructor(opts: EtcdStoreOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd store: at least one endpoint is required');
     const timeout = opts.requestTimeoutMs ?? 10_000;
-    // Every unary call gets a deadline, so a request never hangs on an unreachable etcd;
-    // streams (watch) run until cancelled.
-    const client = (retryWhen: (e: unknown) => boolean): Etcd3 =>
-      new Etcd3({
-        hosts: opts.endpoints,
-        dialTimeout: 5000,
-        defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-        grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
-        faultHandling: faultHandling(retryWhen),
-        ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca, ...(opts.tls.cert ? { certChain: opts.tls.cert, privateKey: opts.tls.key } : {}) } } : {}),
-      });
-    // Reads, watches and leases are sent again after any unavailability. Writes have a client of
-    // their own that only resends what never left: a cut write is resolved by #write, which
-    // knows what the write was and can tell whether it was applied.
-    this.#client = client((e) => e instanceof GRPCUnavailableError || isCutCall(e));
-    this.#writer = client(isUnsentCall);
-    const fast = { endpoints: opts.endpoints, tls: opts.tls, timeoutMs: timeout, maxReceiveBytes: MAX_RECEIVE_BYTES };
-    this.#readKv = new FastKV({ ...fast, mode: 'read' }, this.#client.kv);
-    this.#writeKv = new FastKV({ ...fast, mode: 'write' }, this.#writer.kv);
+    this.#transport = createEtcdTransport({ endpoints: opts.endpoints, timeoutMs: timeout, tls: opts.tls, auth: opts.auth, keepalive: opts.keepalive });
+    this.#client = this.#transport.client;
+    this.#readKv = this.#transport.readKv;
+    this.#writeKv = this.#transport.writeKv;
     this.#writeTimeoutMs = timeout;
     this.#mux = new WatchMux(this.#client);
     this.#feedMux = new WatchMux(this.#client);
     this.#watcherLimits = { ...DEFAULT_WATCHER_LIMITS, ...opts.watcherLimits };
     this.#maxRequestBytes = opts.maxRequestBytes ?? ETCD_MAX_REQUEST_BYTES;
-    this.#pageBytes = opts.pageBytes;
     this.#leases = new LeaseManager(async (ttl) => (await this.#client.leaseClient.leaseGrant({ TTL: ttl })).ID, opts.leases);
     this.#observer = opts.observer;
+    this.#quorum = new QuorumReads(this.#readKv, opts.observer);
+    this.#lists = new ListReader({ range: (req) => this.#range(req), quorum: this.#quorum, pageBytes: opts.pageBytes });
   }
 
+  /** etcd's answers are decoded: the stored bytes are served by the watch cache (Cacher). */
+  readonly cachedBytes = undefined;
+
   #observe(operation: EtcdOperation, key: string, t0: number): void {
-    this.#observer!.observe(operation, key, (performance.now() - t0) / 1000);
+    observeSince(this.#observer!, operation, key, t0);
+  }
+
+  /**
+   * The key's current value (empty with `keysOnly`) and mod_revision (undefined: no such key): a
+   * linearizable read, batched with concurrent ones (see QuorumReads).
+   */
+  latest(key: string, keysOnly = false): Promise<{ value: Buffer; modRevision: number } | undefined> {
+    return this.#quorum.latest(key, keysOnly);
+  }
+
+  /** etcd's current revision, read after this call began (see QuorumReads). */
+  freshRevision(): Promise<number> {
+    return this.#quorum.freshRevision();
+  }
+
+  currentRevision(): Promise<number> {
+    return this.#quorum.currentRevision();
+  }
+
+  /** Resolves once etcd has reached `minRv`; ResourceVersionTooLarge after about 3 s (see QuorumReads). */
+  waitForRevision(minRv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
+    return this.#quorum.waitForRevision(minRv, key, timeoutMs);
   }
 
   /** The etcd client itself, for the compactor (which needs a compare on a key's version). */
@@ -221,7 +176,7 @@ export class EtcdStore implements Store {
    * initial state). Returns [key, object] pairs in key order and the revision read at.
    */
   async snapshot(prefix: string): Promise<{ entries: Array<[string, CachedObject]>; revision: number }> {
-    const pager = this.#pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
+    const pager = this.#lists.pager(Buffer.from(prefix), prefixEnd(Buffer.from(prefix)), 0);
     const entries: Array<[string, CachedObject]> = [];
     do {
       const page = await pager.next();
@@ -279,54 +234,6 @@ export class EtcdStore implements Store {
     }
   }
 
-  /**
-   * The key's current value (empty with `keysOnly`) and mod_revision (undefined: no such key) — a
-   * linearizable read, as a
-   * quorum GET needs. Concurrent callers share etcd round trips: a read starts at once when none
-   * is in flight, otherwise it joins the next batch, sent as one txn of ranges when the flight
-   * lands. A batch starts after each of its reads arrived, so each still sees every write
-   * acknowledged before it was asked (kube's quorum read, one etcd request per batch).
-   */
-  latest(key: string, keysOnly = false): Promise<{ value: Buffer; modRevision: number } | undefined> {
-    return new Promise((resolve, reject) => {
-      this.#latestQueue.push({ key, keysOnly, resolve, reject, t0: this.#observer ? performance.now() : 0 });
-      if (!this.#latestInFlight) this.#flushLatest();
-    });
-  }
-
-  #latestQueue: LatestRead[] = [];
-  #latestInFlight = false;
-
-  #flushLatest(): void {
-    const batch = this.#latestQueue.splice(0, MAX_TXN_OPS);
-    if (batch.length === 0) {
-      this.#latestInFlight = false;
-      return;
-    }
-    this.#latestInFlight = true;
-    const done = (): void => {
-      if (this.#observer) for (const r of batch) this.#observe('get', r.key, r.t0);
-      this.#flushLatest();
-    };
-    const read: Promise<Array<IRangeResponse | undefined>> =
-      batch.length === 1
-        ? this.#kv.range({ key: Buffer.from(batch[0]!.key), keys_only: batch[0]!.keysOnly }).then((r) => [r])
-        : this.#kv.txn({ compare: [], success: batch.map((r) => ({ request_range: { key: Buffer.from(r.key), keys_only: r.keysOnly } })), failure: [] }).then((t) => t.responses.map((x) => x.response_range ?? undefined));
-    read.then(
-      (results) => {
-        batch.forEach((r, i) => {
-          const kv = results[i]?.kvs[0];
-          r.resolve(kv ? { value: kv.value, modRevision: Number(kv.mod_revision) } : undefined);
-        });
-        done();
-      },
-      (e: unknown) => {
-        for (const r of batch) r.reject(e);
-        done();
-      },
-    );
-  }
-
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
     if (!this.#observer) return this.#get(key, opts);
     const t0 = performance.now();
@@ -359,7 +266,7 @@ export class EtcdStore implements Store {
   async #list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
-    const page = await this.#listRange(prefix, opts, (kv) => {
+    const page = await this.#lists.page(prefix, opts, (kv) => {
       const obj = decodeObject(kv.value, Number(kv.mod_revision));
       if (predicate && !predicate(obj)) return 0;
       return items.push(obj);
@@ -385,7 +292,7 @@ export class EtcdStore implements Store {
   ): Promise<ListJson> {
     if (opts.predicate) throw new Error('etcd store: listJson takes no predicate');
     const itemsJson: string[] = [];
-    const page = await this.#listRange(prefix, opts, (kv) => {
+    const page = await this.#lists.page(prefix, opts, (kv) => {
       const rev = Number(kv.mod_revision);
       const o = known?.(kv.key.toString(), rev) ?? CachedObject.fromBuffer(kv.value, rev);
       const json = o.itemJson(apiVersion, kind, readDefaults);
@@ -394,80 +301,6 @@ export class EtcdStore implements Store {
       return itemsJson.push(stringifyJson(item));
     });
     return { itemsJson, ...page };
-  }
-
-  /**
-   * One page of a list (kube's GetList): reads the range a page at a time from the continue
-   * token's key or the prefix, handing each key-value to `take` (which returns how many items it
-   * has kept, 0 for one it left out) until `limit` items are kept.
-   */
-  async #listRange(prefix: string, opts: ListOptions, take: (kv: IKeyValue) => number): Promise<Omit<ListResult, 'items'>> {
-    if (!prefix.endsWith('/')) prefix += '/';
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    let key = Buffer.from(prefix);
-    let revision = 0;
-    let minRv = 0;
-    let continueKey: string | undefined;
-    if (opts.continue) {
-      let decoded: { rv: number; startKey: string };
-      try {
-        decoded = decodeContinue(opts.continue, prefix);
-      } catch (e) {
-        throw new StorageError('InvalidContinue', prefix, (e as Error).message);
-      }
-      continueKey = decoded.startKey;
-      key = Buffer.from(decoded.startKey);
-      revision = decoded.rv > 0 ? decoded.rv : 0;
-    } else {
-      const rv = parseResourceVersion(opts.resourceVersion);
-      const match = opts.resourceVersionMatch ?? '';
-      if (rv > 0) {
-        if (match === 'Exact' || (match === '' && limit > 0)) revision = rv;
-        else minRv = rv;
-      }
-    }
-
-    if (minRv > 0) await this.waitForRevision(minRv, prefix);
-    const rangeEnd = prefixEnd(Buffer.from(prefix));
-    const hintKey = rangeEnd.toString('latin1');
-    const pager = this.#pager(key, rangeEnd, revision, opts.resourceVersion === '0' && !revision, this.#pageBytes, this.#sizeHints.get(hintKey));
-    let kept = 0;
-    // With a selector a page may fill slowly: ask for the limit first, then twice as much each
-    // time (kube doubles its batch up to 10,000); the pager also keeps each page's bytes bounded.
-    let batch = limit || undefined;
-    for (;;) {
-      let page: Page;
-      try {
-        page = await pager.next(batch);
-      } catch (e) {
-        if (!isEtcdCompactedError(e)) throw e;
-        if (continueKey !== undefined) {
-          throw new StorageError('Compacted', prefix, INCONSISTENT_CONTINUE, { continueToken: encodeContinue(continueKey, prefix, -1) });
-        }
-        throw new StorageError('Compacted', prefix, EXPIRED_LIST);
-      }
-      let consumed = 0;
-      for (const kv of page.kvs) {
-        consumed++;
-        if (take(kv) === 0) continue;
-        kept++;
-        if (limit > 0 && kept >= limit) break;
-      }
-      const full = limit > 0 && kept >= limit;
-      if (!full && page.more) {
-        if (batch) batch = Math.min(batch * 2, 10_000);
-        continue;
-      }
-      this.#rememberSize(hintKey, pager.averageBytes);
-      const lastKv = page.kvs[consumed - 1];
-      const hasMore = consumed < page.kvs.length || page.more;
-      if (!full || !hasMore || !lastKv) return { resourceVersion: String(pager.revision), continue: '' };
-      const out: Omit<ListResult, 'items'> = { resourceVersion: String(pager.revision), continue: encodeContinue(`${lastKv.key.toString()}\u0000`, prefix, pager.revision) };
-      // etcd's count covers the whole range from this page's first key: what we did not
-      // return is still to come. Selectors make it meaningless, so kube omits it then.
-      if (!opts.hasSelector) out.remainingItemCount = page.count - consumed;
-      return out;
-    }
   }
 
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
@@ -609,7 +442,7 @@ export class EtcdStore implements Store {
       // Get state and start at most recent: synthetic ADDED events streamed a page at a time
       // from one snapshot as the client reads them (never the whole collection per watcher),
       // then the changes after that snapshot.
-      const pager = this.#pager(key, rangeEnd ?? Buffer.concat([key, Buffer.from([0])]), 0, false, WATCH_PAGE_BYTES);
+      const pager = this.#lists.pager(key, rangeEnd ?? Buffer.concat([key, Buffer.from([0])]), 0, false, WATCH_PAGE_BYTES);
       initial = new EtcdInitialEvents(pager, await pager.next(), keyOrPrefix, predicate);
       startRevision = pager.revision + 1;
     }
@@ -636,34 +469,6 @@ export class EtcdStore implements Store {
     return watcher;
   }
 
-  /**
-   * etcd's current revision, read after this call began (what a linearizable read needs), with
-   * concurrent callers sharing reads: a caller joins the next read to start, never one already in
-   * flight (that one may predate its request). Under load this turns N reads into about two.
-   */
-  freshRevision(): Promise<number> {
-    if (this.#nextRevisionRead) return this.#nextRevisionRead;
-    const start = (): Promise<number> => {
-      const p = this.currentRevision();
-      this.#revisionReadInFlight = p;
-      const clear = (): void => {
-        if (this.#revisionReadInFlight === p) this.#revisionReadInFlight = undefined;
-      };
-      p.then(clear, clear);
-      return p;
-    };
-    if (!this.#revisionReadInFlight) return start();
-    const next = this.#revisionReadInFlight.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
-      this.#nextRevisionRead = undefined;
-      return start();
-    });
-    this.#nextRevisionRead = next;
-    return next;
-  }
-
   /** How many keys are under `prefix` (a count-only range; kube's Storage.Count for the object-count metric). */
   async count(prefix: string): Promise<number> {
     const t0 = performance.now();
@@ -674,11 +479,6 @@ export class EtcdStore implements Store {
     } finally {
       if (this.#observer) this.#observe('listWithCount', prefix, t0);
     }
-  }
-
-  async currentRevision(): Promise<number> {
-    const res = await this.#kv.range({ key: Buffer.from('\u0000plinth-revision-probe'), count_only: true });
-    return Number(res.header.revision);
   }
 
   /** Compacts etcd and records it in compact_rev_key, so every replica's watch caches drop that history. */
@@ -719,10 +519,7 @@ export class EtcdStore implements Store {
   async close(): Promise<void> {
     this.#mux.close();
     this.#feedMux.close();
-    this.#readKv.close();
-    this.#writeKv.close();
-    this.#client.close();
-    this.#writer.close();
+    this.#transport.close();
   }
 
   /** The lease field of a put that lives `ttlSeconds` (none without a TTL). */
@@ -741,20 +538,6 @@ export class EtcdStore implements Store {
       }
       throw e;
     }
-  }
-
-  /** A pager over [key, rangeEnd) at `revision` (0: the first page's), pages bounded in bytes. */
-  #pager(key: Buffer, rangeEnd: Buffer, revision: number, serializable = false, pageBytes = this.#pageBytes, averageHint?: number): RangePager {
-    const range: RangeFn = (req) => this.#range(req);
-    return new RangePager(range, { key, rangeEnd, revision, serializable, ...(pageBytes ? { pageBytes } : {}), ...(averageHint ? { averageHint } : {}) });
-  }
-
-  #rememberSize(hintKey: string, average: number): void {
-    if (average <= 0) return;
-    this.#sizeHints.delete(hintKey);
-    this.#sizeHints.set(hintKey, average);
-    // Bounded: the oldest range's hint goes first.
-    if (this.#sizeHints.size > 1024) this.#sizeHints.delete(this.#sizeHints.keys().next().value!);
   }
 
   /**
@@ -802,21 +585,6 @@ export class EtcdStore implements Store {
     return kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
   }
 
-  /**
-   * Resolves once etcd has reached `minRv`; after about 3 s throws ResourceVersionTooLarge
-   * (504 "Too large resource version", as kube answers a version it has not seen).
-   */
-  async waitForRevision(minRv: number, key: string, timeoutMs = TOO_LARGE_WAIT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await this.currentRevision();
-      if (current >= minRv) return;
-      if (Date.now() >= deadline) {
-        throw new StorageError('ResourceVersionTooLarge', key, `Too large resource version: ${minRv}, current: ${current}`, { revision: current, requested: minRv });
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 function stateOf(obj: StoredObject): RawState {
@@ -837,130 +605,3 @@ function checkPreconditions(key: string, current: StoredObject, pre: Preconditio
   }
 }
 
-/** etcd event → API watch event, applying the predicate to old and new state. */
-function translateEvent(ev: IEvent, predicate: ((o: StoredObject) => boolean) | undefined): WatchEvent | undefined {
-  const rev = Number(ev.kv.mod_revision);
-  if (ev.type === 'Delete') {
-    if (!ev.prev_kv) return undefined;
-    const prev = decodeObject(ev.prev_kv.value, rev);
-    return !predicate || predicate(prev) ? { type: 'DELETED', object: prev, size: ev.prev_kv.value.length } : undefined;
-  }
-  const cur = decodeObject(ev.kv.value, rev);
-  const size = ev.kv.value.length;
-  const created = !ev.prev_kv || ev.kv.create_revision === ev.kv.mod_revision;
-  if (!predicate) return { type: created ? 'ADDED' : 'MODIFIED', object: cur, size };
-  const curOk = predicate(cur);
-  // kube's watchers: an object leaving the selection is DELETED as it was (the previous state),
-  // with the event's resourceVersion.
-  const prev = !created && ev.prev_kv ? decodeObject(ev.prev_kv.value, rev) : undefined;
-  const prevOk = prev !== undefined && predicate(prev);
-  if (curOk && prevOk) return { type: 'MODIFIED', object: cur, size };
-  if (curOk) return { type: 'ADDED', object: cur, size };
-  if (prevOk) return { type: 'DELETED', object: prev, size: ev.prev_kv!.value.length };
-  return undefined;
-}
-
-/**
- * Initial events of a watch served from etcd: one snapshot read a page at a time as the client
- * consumes it, each object decoded only when it is handed out. A snapshot compacted away before
- * it was read to the end ends the watch with an Expired ERROR.
- */
-class EtcdInitialEvents implements InitialEvents {
-  #pager: RangePager | undefined;
-  #kvs: Page['kvs'];
-  #i = 0;
-  #error: WatchEvent | undefined;
-  #finished = false;
-  readonly #key: string;
-  readonly #predicate: ((o: StoredObject) => boolean) | undefined;
-
-  constructor(pager: RangePager, first: Page, key: string, predicate?: (o: StoredObject) => boolean) {
-    this.#pager = first.more ? pager : undefined;
-    this.#kvs = first.kvs;
-    this.#key = key;
-    this.#predicate = predicate;
-  }
-
-  get done(): boolean {
-    return this.#finished || (this.#i >= this.#kvs.length && !this.#pager && !this.#error);
-  }
-
-  poll(): WatchEvent | undefined {
-    while (this.#i < this.#kvs.length) {
-      const kv = this.#kvs[this.#i++]!;
-      const obj = decodeObject(kv.value, Number(kv.mod_revision));
-      if (!this.#predicate || this.#predicate(obj)) return { type: 'ADDED', object: obj, size: kv.value.length };
-    }
-    if (this.#error) {
-      const e = this.#error;
-      this.#error = undefined;
-      this.#finished = true;
-      return e;
-    }
-    return undefined;
-  }
-
-  async fill(): Promise<void> {
-    if (!this.#pager || this.#i < this.#kvs.length) return;
-    try {
-      const page = await this.#pager.next();
-      if (this.#finished) return;
-      this.#kvs = page.kvs;
-      this.#i = 0;
-      if (!page.more) this.#pager = undefined;
-    } catch (e) {
-      this.#pager = undefined;
-      this.#kvs = [];
-      this.#i = 0;
-      this.#error = {
-        type: 'ERROR',
-        error: isEtcdCompactedError(e)
-          ? new StorageError('Compacted', this.#key, 'The resourceVersion for the provided watch is too old.')
-          : new StorageError('Internal', this.#key, (e as Error).message),
-      };
-    }
-  }
-
-  close(): void {
-    this.#finished = true;
-    this.#pager = undefined;
-    this.#kvs = [];
-    this.#i = 0;
-  }
-}
-
-/** Most times a guarded create goes again after its guard key moved (see GuardKey). */
-const GUARD_ATTEMPTS = 32;
-
-/** A write holding a GuardKey: the compare and failure range it adds, and what a failure means. */
-class GuardedWrite {
-  readonly #guard: GuardKey;
-  readonly #key: Buffer;
-  /** The revision held, asked of the guard when a create is first tried. */
-  #revision: number | undefined;
-  #attempts = 0;
-
-  constructor(guard: GuardKey) {
-    this.#guard = guard;
-    this.#key = Buffer.from(guard.key);
-  }
-
-  compare(): { key: Buffer; target: 'Mod'; result: 'Equal'; mod_revision: number } {
-    this.#revision ??= this.#guard.revision();
-    return { key: this.#key, target: 'Mod', result: 'Equal', mod_revision: this.#revision };
-  }
-
-  range(): { request_range: { key: Buffer } } {
-    return { request_range: { key: this.#key } };
-  }
-
-  /** The guard key as the failed txn read it: recheck (which may throw), then hold its new revision. */
-  async moved(kv: { value: Buffer; mod_revision: string } | undefined): Promise<void> {
-    const revision = kv ? Number(kv.mod_revision) : 0;
-    await this.#guard.recheck(kv ? decodeObject(kv.value, revision) : undefined, revision);
-    if (++this.#attempts >= GUARD_ATTEMPTS || revision === this.#revision) {
-      throw new StorageError('Conflict', this.#guard.key, `${this.#guard.key} kept changing during the write`);
-    }
-    this.#revision = revision;
-  }
-}

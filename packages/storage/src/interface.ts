@@ -5,6 +5,7 @@
  */
 import type { StoredObject } from '@plinth/api';
 import type { StorageError } from './errors.js';
+import type { ReadDefaults } from './cached-object.js';
 
 /** Filters list and watch results (label/field selectors). */
 export type Predicate = (obj: StoredObject) => boolean;
@@ -148,7 +149,37 @@ export interface Watcher {
   stop(): void;
 }
 
+/** A list as its items' JSON (without apiVersion and kind, as list items are written), with its metadata. */
+export interface JsonList {
+  itemsJson: string[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/**
+ * Reads answered with the stored bytes where they can be (the watch cache's): a response then
+ * leaves without a decode and an encode. Only objects stored as `apiVersion`/`kind` whose stored
+ * JSON is exactly what encoding them writes are served as bytes; anything else comes back as
+ * objects, as get() and list() give them.
+ */
+export interface CachedBytes {
+  /** The type the bytes are stored as (the resource's storage version). */
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** get(), as the object's JSON (resourceVersion included) where the bytes serve it. */
+  getJson(key: string, opts?: GetOptions, readDefaults?: ReadDefaults): Promise<string | StoredObject>;
+  /** list() without a predicate, as the items' JSON where every item's bytes serve it. */
+  listJson(prefix: string, opts?: ListOptions, readDefaults?: ReadDefaults): Promise<JsonList | ListResult>;
+}
+
 export interface Store {
+  /**
+   * The stored bytes' reader behind this store, or undefined. Part of the contract so that a
+   * wrapper (a TTL on writes, a conversion) decides what it does with it: one that does not change
+   * what reads return forwards its inner store's; one that does, adapts it or gives none.
+   */
+  readonly cachedBytes: CachedBytes | undefined;
   /**
    * Creates `obj` at `key` when no object is there (txn on create_revision == 0, and on the
    * guard key's mod_revision with guardKey).

@@ -4,7 +4,7 @@
  * deletes each object that long after its last write. Reads, watches and deletes pass through.
  */
 import type { StoredObject } from '@plinth/api';
-import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
+import type { CachedBytes, CreateOptions, DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, WatchOptions, Watcher } from './interface.js';
 
 /** `inner` with every write living `ttlSeconds` (> 0). */
 export function withTTL(inner: Store, ttlSeconds: number): Store {
@@ -19,6 +19,11 @@ class TTLStore implements Store {
   constructor(inner: Store, ttlSeconds: number) {
     this.#inner = inner;
     this.#ttl = ttlSeconds;
+  }
+
+  /** Reads are the inner store's: so are its stored bytes (Events under --event-ttl keep them). */
+  get cachedBytes(): CachedBytes | undefined {
+    return this.#inner.cachedBytes;
   }
 
   create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {

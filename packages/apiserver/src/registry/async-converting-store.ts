@@ -8,7 +8,7 @@
  * encode an event.
  */
 import type { StoredObject } from '@plinth/api';
-import type { DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
+import type { CachedBytes, DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
 
 /** Objects → `apiVersion` objects, in order (see CustomResourceConverter). */
 export type AsyncConvert = (objs: readonly StoredObject[], apiVersion: string) => Promise<StoredObject[]>;
@@ -35,6 +35,30 @@ export class AsyncConvertingStore implements Store {
     this.#opts = opts;
   }
 
+  #bytes: CachedBytes | undefined;
+
+  /**
+   * The inner store's stored bytes, for the storage version served through this store: bytes
+   * leave as they are (only objects stored as that very version are served as bytes), and what
+   * comes back as objects is converted as get() and list() convert it.
+   */
+  get cachedBytes(): CachedBytes | undefined {
+    const inner = this.#inner.cachedBytes;
+    if (!inner) return undefined;
+    return (this.#bytes ??= {
+      apiVersion: inner.apiVersion,
+      kind: inner.kind,
+      getJson: async (key, opts, readDefaults) => {
+        const r = await inner.getJson(key, opts, readDefaults);
+        return typeof r === 'string' ? r : this.#from(r);
+      },
+      listJson: async (prefix, opts, readDefaults) => {
+        const r = await inner.listJson(prefix, opts, readDefaults);
+        return 'itemsJson' in r ? r : this.#fromList(r);
+      },
+    });
+  }
+
   async #one(obj: StoredObject, apiVersion: string): Promise<StoredObject> {
     if (obj.apiVersion === apiVersion) return obj;
     return (await this.#opts.convert([obj], apiVersion))[0]!;
@@ -57,7 +81,10 @@ export class AsyncConvertingStore implements Store {
   }
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
-    const r = await this.#inner.list(prefix, opts);
+    return this.#fromList(await this.#inner.list(prefix, opts));
+  }
+
+  async #fromList(r: ListResult): Promise<ListResult> {
     if (r.items.every((o) => o.apiVersion === this.#opts.apiVersion)) return r;
     // One review for the page; converted items are new objects, the others stay shared.
     return { ...r, items: await this.#opts.convert(r.items, this.#opts.apiVersion) };

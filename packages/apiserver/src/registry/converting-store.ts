@@ -6,7 +6,7 @@
  * the request's version.
  */
 import type { StoredObject, VersionConversion } from '@plinth/api';
-import type { DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
+import type { CachedBytes, DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
 
 export class ConvertingStore implements Store {
   readonly #inner: Store;
@@ -25,6 +25,12 @@ export class ConvertingStore implements Store {
     this.#conv = conversion;
     this.#type = type;
   }
+
+  /**
+   * None: every object read is converted to another version than the one stored, so the stored
+   * bytes never answer a read of this version.
+   */
+  readonly cachedBytes: CachedBytes | undefined = undefined;
 
   #from(obj: StoredObject): StoredObject {
     return this.#conv.fromStorage(obj);

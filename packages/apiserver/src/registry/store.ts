@@ -30,7 +30,7 @@ import {
   storageDefOf,
 } from '@plinth/api';
 import { operationOptions, type AdmissionAttributes, type AdmissionChain, type Operation } from '@plinth/admission';
-import { Cacher, type GuardKey, type KeyFunctions, type ListOptions, type ListResult, type Store, type Watcher, type WatchEvent, type WatchOptions } from '@plinth/storage';
+import type { CachedBytes, GuardKey, KeyFunctions, ListOptions, ListResult, Store, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
 import { toStatusError } from './interpret.js';
 import { fullSchemaOf, schemaDefinitions } from './codec.js';
 import { emptyObjectOf, generateName, now } from './meta.js';
@@ -260,9 +260,9 @@ export class ResourceStore {
    * are stored (no conversion, the cache's apiVersion and kind are this version's; with read
    * defaults, only objects the defaults leave as they are, which the cache checks per version).
    */
-  get #bytesCache(): Cacher | undefined {
-    const s = this.#deps.storage;
-    return s instanceof Cacher && s.apiVersion === this.#apiVersion && s.kind === this.def.kind ? s : undefined;
+  get #bytesCache(): CachedBytes | undefined {
+    const b = this.#deps.storage.cachedBytes;
+    return b && b.apiVersion === this.#apiVersion && b.kind === this.def.kind ? b : undefined;
   }
 
   /** get(), answered as the object's JSON when the watch cache has it as plain bytes. */
