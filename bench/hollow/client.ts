@@ -37,8 +37,9 @@ export class LatencyRecorder {
 }
 
 /**
- * kube's request labels for a path (apiserver CleanVerb/CleanScope): a GET without a name is a
- * LIST; the scope is `resource` with a name, `namespace` with a namespace, else `cluster`.
+ * kube's request labels for a path (apiserver metrics.go CleanVerb/CleanScope, 1.24): a GET
+ * without a name is a LIST; the scope is `resource` with a name or for a create, `namespace` with a
+ * namespace, else `cluster`.
  */
 export function requestKey(method: string, path: string): string {
   const q = path.indexOf('?');
@@ -56,7 +57,7 @@ export function requestKey(method: string, path: string): string {
   let verb = method;
   if (method === 'GET' && name === undefined) verb = 'LIST';
   if (method === 'DELETE' && name === undefined) verb = 'DELETECOLLECTION';
-  const scope = name !== undefined ? 'resource' : namespaced ? 'namespace' : 'cluster';
+  const scope = name !== undefined || method === 'POST' ? 'resource' : namespaced ? 'namespace' : 'cluster';
   return `${verb} ${resource}${sub ? `/${sub}` : ''} ${scope}`;
 }
 

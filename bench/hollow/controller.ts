@@ -2,7 +2,8 @@
  * The kube-controller-manager stand-in for Deployments and ReplicaSets (research-28 §4), each
  * controller with its own identity as `--use-service-account-credentials` gives
  * (`system:serviceaccount:kube-system:{deployment,replicaset}-controller`, bound by plinth's
- * bootstrap RBAC), kube's user agents and client limit (QPS 20 / burst 30). Shared informers
+ * bootstrap RBAC), kube's user agents and the client limit kube's scalability CI gives kube-controller-manager
+ * (`--kube-api-qps=100 --kube-api-burst=100`; kube's default 20/30 caps pod creation at 20/s). Shared informers
  * (deployments, replicasets, pods; cluster-wide, list then watch) feed two work queues (5 workers
  * each, kube's concurrent syncs).
  *
@@ -65,7 +66,7 @@ export function createControllers(opts: ControllerOptions): Controllers {
   const watchAgent = new Agent({ ca: opts.info.caPem, keepAlive: false, maxSockets: Infinity });
   const ua = (suffix: string): string => kubeUserAgent('kube-controller-manager', suffix);
   const mk = (token: string, suffix: string): HollowClient =>
-    createHollowClient({ info: opts.info, token, userAgent: ua(suffix), agent, recorder: opts.recorder, limit: new TokenBucket(20, 30) });
+    createHollowClient({ info: opts.info, token, userAgent: ua(suffix), agent, recorder: opts.recorder, limit: new TokenBucket(100, 100) });
   const informerClient = mk(opts.deploymentToken, 'shared-informers');
   const dc = mk(opts.deploymentToken, 'deployment-controller');
   const rsc = mk(opts.replicaSetToken, 'replicaset-controller');

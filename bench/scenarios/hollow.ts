@@ -104,5 +104,6 @@ export async function hollowScenario(ctx: BenchContext): Promise<void> {
     target: { kind: 'plinthAtLeast', value: 30_000, unit: 'pods' },
     note: 'pods Running (as the controllers\' pod watch saw them) at the largest N that held',
   });
-  ctx.details['hollow'] = { steps: reports, limit, largestN: best?.nodes ?? 0 };
+  // loadgenCpuPct: run.ts prints the generator's peak CPU from the details.
+  ctx.details['hollow'] = { steps: reports.map((r) => ({ ...r, loadgenCpuPct: r.cpuPct?.generator ?? 0 })), limit, largestN: best?.nodes ?? 0 };
 }
