@@ -3,7 +3,8 @@
  * in one process. Each node has its own identity (`system:node:<name>` in `system:nodes`, so
  * plinth's Node authorizer and NodeRestriction apply), kubelet's user agent, a main client limited
  * to kubemark's QPS 10 / burst 20 and an unlimited heartbeat client. All nodes share one keep-alive
- * Agent for unary calls, one Agent for watches (a socket per watch) and one timer.
+ * Agent for their main clients, one for their heartbeat clients, one for watches (a socket per
+ * watch; plinth serves HTTP/1.1 only) and one timer.
  *
  * Per node: POST its Node (409 → GET), GET/POST its Lease, then PUT the Lease every 10 s
  * (+≤4 % jitter, the cached object, no GET: component-helpers lease controller); node status:
@@ -40,8 +41,10 @@ export interface HollowNodesOptions {
   statusIntervalMs?: number;
   /** Nodes registered per second while starting (kube's clusters come up staggered too). */
   startRatePerSec?: number;
-  /** Sockets of the shared unary Agent. */
+  /** Sockets of the shared Agent of the nodes' main clients (default 64). */
   maxSockets?: number;
+  /** Sockets of the shared Agent of the heartbeat clients (default 16). */
+  heartbeatSockets?: number;
 }
 
 interface NodeState {
@@ -181,7 +184,10 @@ const SMP = 'application/strategic-merge-patch+json';
 export function createHollowNodes(opts: HollowNodesOptions): HollowNodes {
   const leaseMs = opts.leaseIntervalMs ?? 10_000;
   const statusMs = opts.statusIntervalMs ?? 60_000;
-  const agent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: opts.maxSockets ?? 32, maxFreeSockets: opts.maxSockets ?? 32 });
+  const agent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: opts.maxSockets ?? 64, maxFreeSockets: opts.maxSockets ?? 64 });
+  // kubelet's heartbeat clientset has a connection of its own (server.go), so lease renewals do not
+  // queue behind pod traffic: here an Agent of its own.
+  const heartbeatAgent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: opts.heartbeatSockets ?? 16, maxFreeSockets: opts.heartbeatSockets ?? 16 });
   const watchAgent = new Agent({ ca: opts.info.caPem, keepAlive: false, maxSockets: Infinity });
   const ua = kubeUserAgent('kubelet');
   const errors: string[] = [];
@@ -194,7 +200,7 @@ export function createHollowNodes(opts: HollowNodesOptions): HollowNodes {
     name,
     // kubemark: main client QPS 10 / burst 20; heartbeat client without a limit (server.go).
     main: createHollowClient({ info: opts.info, token, userAgent: ua, agent, recorder: opts.recorder, limit: new TokenBucket(10, 20) }),
-    heartbeat: createHollowClient({ info: opts.info, token, userAgent: ua, agent, recorder: opts.recorder }),
+    heartbeat: createHollowClient({ info: opts.info, token, userAgent: ua, agent: heartbeatAgent, recorder: opts.recorder }),
     nodeUid: '',
     nextLease: Infinity,
     nextStatus: Infinity,
@@ -348,6 +354,7 @@ export function createHollowNodes(opts: HollowNodesOptions): HollowNodes {
       clearInterval(timer);
       for (const s of states) s.informer?.stop();
       agent.destroy();
+      heartbeatAgent.destroy();
       watchAgent.destroy();
     },
   };
