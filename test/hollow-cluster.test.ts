@@ -17,11 +17,13 @@ import type * as DensityModule from '../bench/dist/hollow/density.js';
 import type * as IdentitiesModule from '../bench/dist/hollow/identities.js';
 import type * as SloModule from '../bench/dist/hollow/slo.js';
 import type * as HttpModule from '../bench/dist/lib/http.js';
+import type * as ClientModule from '../bench/dist/hollow/client.js';
 
 const benchModule = <T>(path: string): Promise<T> => import(new URL(`../../bench/dist/${path}`, import.meta.url).href) as Promise<T>;
 const { runDensity } = await benchModule<typeof DensityModule>('hollow/density.js');
 const { createIdentities, writeTokenFile } = await benchModule<typeof IdentitiesModule>('hollow/identities.js');
-const { formatSlos } = await benchModule<typeof SloModule>('hollow/slo.js');
+const { formatSlos, histogramQuantile, sloThreshold, parseDurationBuckets, diffBuckets } = await benchModule<typeof SloModule>('hollow/slo.js');
+const { requestKey } = await benchModule<typeof ClientModule>('hollow/client.js');
 const { parseKubeconfig } = await benchModule<typeof HttpModule>('lib/http.js');
 
 const ids = createIdentities(5);
@@ -68,5 +70,33 @@ describe('hollow cluster smoke (5 nodes × 3 pods through a Deployment)', () => 
       const r = await env.plinth.client.get(path);
       assert.deepEqual((r.body as { items: unknown[] }).items, [], path);
     }
+  });
+
+  it('computes SLO keys and percentiles as kube and ClusterLoader2 do', () => {
+    // apiserver metrics.go CleanScope (1.24): a create is `resource` scoped; a GET without a name is a LIST.
+    assert.equal(requestKey('POST', '/api/v1/namespaces/a/pods'), 'POST pods resource');
+    assert.equal(requestKey('GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dn'), 'LIST pods cluster');
+    assert.equal(requestKey('GET', '/api/v1/namespaces/a/pods'), 'LIST pods namespace');
+    assert.equal(requestKey('PATCH', '/api/v1/namespaces/a/pods/p/status'), 'PATCH pods/status resource');
+    assert.equal(requestKey('PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n'), 'PUT leases resource');
+    assert.equal(requestKey('DELETE', '/apis/apps/v1/namespaces/a/deployments'), 'DELETECOLLECTION deployments namespace');
+    // CL2 getSLOThreshold: 1 s, LIST namespace 5 s, LIST cluster 30 s.
+    assert.deepEqual(['GET pods resource', 'LIST pods namespace', 'LIST pods cluster'].map(sloThreshold), [1, 5, 30]);
+    // Prometheus histogram_quantile: linear within the bucket; the +Inf bucket answers the top bound.
+    const b = new Map([[0.05, 90], [0.1, 99], [0.2, 100], [Infinity, 100]]);
+    assert.ok(Math.abs(histogramQuantile(0.99, b) - 0.1) < 1e-9);
+    assert.ok(Math.abs(histogramQuantile(0.5, b) - 0.05 * (50 / 90)) < 1e-9);
+    assert.equal(histogramQuantile(0.99, new Map([[1, 0], [60, 10], [Infinity, 100]])), 60);
+    // Scrapes: WATCH and CONNECT-like subresources left out, buckets diffed between two scrapes.
+    const scrape = (n: number): string =>
+      [
+        `apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1",le="0.05"} ${n}`,
+        `apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1",le="+Inf"} ${n}`,
+        'apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1",le="+Inf"} 7',
+        'apiserver_request_duration_seconds_bucket{component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="exec",verb="CONNECT",version="v1",le="+Inf"} 7',
+      ].join('\n');
+    const d = diffBuckets(parseDurationBuckets(scrape(12)), parseDurationBuckets(scrape(2)));
+    assert.deepEqual([...d.keys()], ['POST pods/binding resource']);
+    assert.equal(d.get('POST pods/binding resource')!.get(Infinity), 10);
   });
 });

@@ -29,7 +29,10 @@ export interface DensityOptions {
   /** plinth's and etcd's process ids, for CPU and RSS (omitted: not measured). */
   plinthPid?: number;
   etcdPid?: number;
-  /** Give up waiting for pods Running / gone after this long (default 300 s). */
+  /**
+   * Give up waiting for pods Running / gone after this long (default: CL2 density's
+   * saturationDeploymentTimeout, pods ÷ 20 + 180 s).
+   */
   phaseTimeoutMs?: number;
   log?(msg: string): void;
 }
@@ -69,7 +72,7 @@ async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
 
 export async function runDensity(opts: DensityOptions): Promise<DensityReport> {
   const log = opts.log ?? ((): void => undefined);
-  const timeout = opts.phaseTimeoutMs ?? 300_000;
+  const timeout = opts.phaseTimeoutMs ?? ((opts.nodes * opts.podsPerNode) / 20 + 180) * 1000;
   const recorder = new LatencyRecorder();
   const ledger = new Ledger();
   const adminAgent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: 4 });

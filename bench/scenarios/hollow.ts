@@ -66,7 +66,8 @@ export async function hollowScenario(ctx: BenchContext): Promise<void> {
           podsPerNode: PODS_PER_NODE,
           plinthPid: plinth.pid,
           etcdPid: ctx.etcd.pid,
-          phaseTimeoutMs: Math.max(60_000, Math.min(300_000, left)),
+          // CL2's saturation timeout (pods ÷ 20 + 180 s), within what is left of the budget.
+          phaseTimeoutMs: Math.max(60_000, Math.min(((n * PODS_PER_NODE) / 20 + 180) * 1000, left)),
           log: (m) => ctx.log(`  ${m}`),
         });
       } finally {
