@@ -48,7 +48,8 @@ export interface DensityReport {
   slos: SloKey[];
   slosMet: boolean;
   phaseMs: { register: number; saturate: number; delete: number; total: number };
-  cpuPct?: { plinth: number; etcd: number; generator: number };
+  /** Shares of one core over the run; `other`: the rest of the machine (other processes). */
+  cpuPct?: { plinth: number; etcd: number; generator: number; other: number };
   plinthRssPeakBytes?: number;
   watches: { watches: number; events: number; relists: number };
   clientErrors: number;
@@ -206,7 +207,7 @@ export async function runDensity(opts: DensityOptions): Promise<DensityReport> {
     slosMet,
     phaseMs: { register: registerMs, saturate: saturateMs, delete: deleteMs, total },
     ...(opts.plinthPid !== undefined && opts.etcdPid !== undefined
-      ? { cpuPct: { plinth: cpu['plinth']!.cpuPct, etcd: cpu['etcd']!.cpuPct, generator: generatorPct } }
+      ? { cpuPct: { plinth: cpu['plinth']!.cpuPct, etcd: cpu['etcd']!.cpuPct, generator: generatorPct, other: cpu['other']!.cpuPct } }
       : {}),
     ...(rssPeak !== undefined ? { plinthRssPeakBytes: rssPeak } : {}),
     watches,

@@ -21,7 +21,7 @@ import { formatSlos } from '../hollow/slo.js';
 const PODS_PER_NODE = 30;
 
 function describe(r: DensityReport): string {
-  const cpu = r.cpuPct ? `plinth CPU ${r.cpuPct.plinth.toFixed(0)}%, etcd ${r.cpuPct.etcd.toFixed(0)}%, generator ${r.cpuPct.generator.toFixed(0)}% of one core` : '';
+  const cpu = r.cpuPct ? `plinth CPU ${r.cpuPct.plinth.toFixed(0)}%, etcd ${r.cpuPct.etcd.toFixed(0)}%, generator ${r.cpuPct.generator.toFixed(0)}% of one core, other processes ${r.cpuPct.other.toFixed(0)}%` : '';
   const rss = r.plinthRssPeakBytes ? `plinth RSS peak ${(r.plinthRssPeakBytes / 2 ** 20).toFixed(0)} MiB` : '';
   return [cpu, rss].filter(Boolean).join(', ');
 }
@@ -109,5 +109,5 @@ export async function hollowScenario(ctx: BenchContext): Promise<void> {
     note: 'pods Running (as the controllers\' pod watch saw them) at the largest N that held',
   });
   // loadgenCpuPct: run.ts prints the generator's peak CPU from the details.
-  ctx.details['hollow'] = { steps: reports.map((r) => ({ ...r, loadgenCpuPct: r.cpuPct?.generator ?? 0 })), limit, largestN: best?.nodes ?? 0 };
+  ctx.details['hollow'] = { steps: reports.map((r) => ({ ...r, loadgenCpuPct: r.cpuPct?.generator ?? 0, otherCpuPct: r.cpuPct?.other ?? 0 })), limit, largestN: best?.nodes ?? 0 };
 }
