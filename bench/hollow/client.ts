@@ -108,6 +108,7 @@ export class TokenBucket {
   }
 }
 
+/** One actor's identity and transport. */
 export interface HollowClientOptions {
   info: ServerInfo;
   token: string;
@@ -119,6 +120,7 @@ export interface HollowClientOptions {
   limit?: TokenBucket;
 }
 
+/** An actor's client. */
 export interface HollowClient {
   readonly userAgent: string;
   readonly info: ServerInfo;
@@ -129,6 +131,7 @@ export interface HollowClient {
   must<T = unknown>(method: string, path: string, body: unknown, ok: number[], contentType?: string): Promise<T>;
 }
 
+/** A client of one actor: its token, user agent, shared Agent and rate limit. */
 export function createHollowClient(opts: HollowClientOptions): HollowClient {
   const base = new URL(opts.info.server);
   const auth = `Bearer ${opts.token}`;

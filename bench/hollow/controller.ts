@@ -21,6 +21,7 @@ import { createHollowClient, kubeUserAgent, TokenBucket, type HollowClient, type
 import { createInformer, type Informer, type KubeObject } from './informer.js';
 import { createWorkQueue, type WorkQueue } from './queue.js';
 
+/** Where plinth is, the two controllers' tokens, and where latencies go. */
 export interface ControllerOptions {
   info: ServerInfo;
   /** Tokens of system:serviceaccount:kube-system:deployment-controller and …:replicaset-controller. */
@@ -29,6 +30,7 @@ export interface ControllerOptions {
   recorder: LatencyRecorder;
 }
 
+/** The running stand-ins. */
 export interface Controllers {
   readonly synced: Promise<void>;
   readonly errors: string[];
@@ -61,6 +63,7 @@ const isReady = (p: KubeObject): boolean =>
   ((p.status?.['conditions'] as Array<{ type: string; status: string }> | undefined) ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 type Spec = Record<string, unknown>;
 
+/** Starts the Deployment and ReplicaSet controller stand-ins and their shared informers. */
 export function createControllers(opts: ControllerOptions): Controllers {
   const agent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: 16, maxFreeSockets: 16 });
   const watchAgent = new Agent({ ca: opts.info.caPem, keepAlive: false, maxSockets: Infinity });

@@ -17,6 +17,7 @@ import { createScheduler } from './scheduler.js';
 import { diffBuckets, evaluateSlos, parseDurationBuckets, type SloKey } from './slo.js';
 import { CpuMeter, RssSampler } from '../lib/proc.js';
 
+/** What to run and against which plinth. */
 export interface DensityOptions {
   info: ServerInfo;
   adminToken: string;
@@ -37,6 +38,7 @@ export interface DensityOptions {
   log?(msg: string): void;
 }
 
+/** A density run's figures. */
 export interface DensityReport {
   nodes: number;
   podsWanted: number;
@@ -71,6 +73,7 @@ async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
   return true;
 }
 
+/** One density run at `opts.nodes` nodes; every actor is stopped before it returns. */
 export async function runDensity(opts: DensityOptions): Promise<DensityReport> {
   const log = opts.log ?? ((): void => undefined);
   const timeout = opts.phaseTimeoutMs ?? ((opts.nodes * opts.podsPerNode) / 20 + 180) * 1000;

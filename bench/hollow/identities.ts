@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 
+/** Bearer tokens of every hollow actor. */
 export interface HollowIdentities {
   nodes: Array<{ name: string; token: string }>;
   scheduler: string;

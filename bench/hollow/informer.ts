@@ -32,6 +32,7 @@ export interface KubeObject {
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
+/** What to list and watch, with which client, and where the changes go. */
 export interface InformerOptions {
   client: HollowClient;
   /** The collection path, e.g. /api/v1/pods. */
@@ -42,6 +43,7 @@ export interface InformerOptions {
   onEvent(type: EventType, obj: KubeObject): void;
 }
 
+/** A running reflector and its store. */
 export interface Informer {
   readonly store: Map<string, KubeObject>;
   /** Resolves when the first LIST has been delivered. */
@@ -58,6 +60,7 @@ interface ListBody {
   items: KubeObject[];
 }
 
+/** Starts a reflector on `opts.path` (list, then watch, resumed and re-listed as client-go does). */
 export function createInformer(opts: InformerOptions): Informer {
   const store = new Map<string, KubeObject>();
   const stats = { lists: 0, watches: 0, events: 0, relists: 0 };

@@ -31,6 +31,7 @@ export class Ledger {
   readonly running = new Set<string>();
 }
 
+/** The nodes to run, their identities, and their timers. */
 export interface HollowNodesOptions {
   info: ServerInfo;
   /** Node names and their bearer tokens (users system:node:<name>). */
@@ -61,6 +62,7 @@ interface NodeState {
   busy: boolean;
 }
 
+/** The running hollow nodes. */
 export interface HollowNodes {
   /** Resolves when every node is registered and its pod informer synced. */
   readonly ready: Promise<void>;
@@ -181,6 +183,7 @@ function terminatedPatch(pod: KubeObject): unknown {
 
 const SMP = 'application/strategic-merge-patch+json';
 
+/** Starts the hollow nodes (registration staggered at `startRatePerSec`) and their shared timer. */
 export function createHollowNodes(opts: HollowNodesOptions): HollowNodes {
   const leaseMs = opts.leaseIntervalMs ?? 10_000;
   const statusMs = opts.statusIntervalMs ?? 60_000;

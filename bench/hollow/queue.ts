@@ -9,6 +9,7 @@ export interface WorkQueue {
   stop(): void;
 }
 
+/** A work queue processing keys with `process`, `workers` at a time; a failed key is retried after 1 s. */
 export function createWorkQueue(workers: number, process: (key: string) => Promise<void>, onError: (key: string, e: unknown) => void): WorkQueue {
   const waiting = new Set<string>();
   const active = new Set<string>();

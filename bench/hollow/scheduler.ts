@@ -11,6 +11,7 @@ import { createInformer, type KubeObject } from './informer.js';
 import { createWorkQueue } from './queue.js';
 import type { Ledger } from './nodes.js';
 
+/** Where plinth is, the scheduler's token, where latencies and bindings go. */
 export interface SchedulerOptions {
   info: ServerInfo;
   token: string;
@@ -18,6 +19,7 @@ export interface SchedulerOptions {
   ledger: Ledger;
 }
 
+/** The running scheduler stand-in. */
 export interface Scheduler {
   readonly synced: Promise<void>;
   readonly errors: string[];
@@ -25,6 +27,7 @@ export interface Scheduler {
   stop(): void;
 }
 
+/** Starts the scheduler stand-in: its informers and a binding queue of 16 workers. */
 export function createScheduler(opts: SchedulerOptions): Scheduler {
   const agent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: 8, maxFreeSockets: 8 });
   const watchAgent = new Agent({ ca: opts.info.caPem, keepAlive: false, maxSockets: Infinity });

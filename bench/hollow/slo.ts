@@ -68,6 +68,7 @@ export function histogramQuantile(q: number, buckets: Map<number, number>): numb
   return prevLe;
 }
 
+/** One request key against its SLO. */
 export interface SloKey {
   key: string;
   count: number;

@@ -26,6 +26,7 @@ function describe(r: DensityReport): string {
   return [cpu, rss].filter(Boolean).join(', ');
 }
 
+/** The step-up search and its two rows (see the file comment). */
 export async function hollowScenario(ctx: BenchContext): Promise<void> {
   // PLINTH_HOLLOW_STEPS=500 runs one size; PLINTH_HOLLOW_BUDGET_S changes the time budget.
   const envSteps = process.env['PLINTH_HOLLOW_STEPS']?.split(',').map(Number).filter((n) => n > 0);
