@@ -12,6 +12,7 @@ export type Target =
   | { kind: 'ratioAtLeast'; value: number }
   | { kind: 'ratioAtMost'; value: number }
   | { kind: 'plinthAtMost'; value: number; unit: string }
+  | { kind: 'plinthAtLeast'; value: number; unit: string }
   | { kind: 'plinthEquals'; value: number; text: string }
   | { kind: 'none' };
 
@@ -63,6 +64,10 @@ export function evaluate(row: Row): RowOut {
     case 'plinthAtMost':
       targetText = `≤ ${t.value} ${t.unit}`;
       met = row.plinth === null ? false : row.plinth <= t.value;
+      break;
+    case 'plinthAtLeast':
+      targetText = `≥ ${t.value.toLocaleString('en-US')} ${t.unit}`;
+      met = row.plinth === null ? false : row.plinth >= t.value;
       break;
     case 'plinthEquals':
       targetText = t.text;

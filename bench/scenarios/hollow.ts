@@ -1,0 +1,114 @@
+/**
+ * Issue 28 §1: the hollow cluster. For N = 100, 250, 500, 1000 (quick: 10, 25) a plinth of its own
+ * (users' configuration plus `--authorization-mode=Node,RBAC` and a `--token-auth-file` with every
+ * hollow identity, on the shared etcd under a prefix per step) runs the density test
+ * (bench/hollow/density.ts: 30 pods per node through Deployments, all Running, then deleted). The
+ * search stops at the first N that misses an SLO (or the watch ledger, or the time), or before a
+ * step that would not fit the time budget (9.5 min: its duration is estimated from the last step's,
+ * scaled by N; PLINTH_HOLLOW_STEPS and PLINTH_HOLLOW_BUDGET_S change both). Rows: the largest N
+ * that held every SLO and the pods Running at that N.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { BenchContext } from '../lib/context.js';
+import { startPlinth } from '../lib/plinth.js';
+import { runDensity, type DensityReport } from '../hollow/density.js';
+import { createIdentities, writeTokenFile } from '../hollow/identities.js';
+import { formatSlos } from '../hollow/slo.js';
+
+const PODS_PER_NODE = 30;
+
+function describe(r: DensityReport): string {
+  const cpu = r.cpuPct ? `plinth CPU ${r.cpuPct.plinth.toFixed(0)}%, etcd ${r.cpuPct.etcd.toFixed(0)}%, generator ${r.cpuPct.generator.toFixed(0)}% of one core, other processes ${r.cpuPct.other.toFixed(0)}%` : '';
+  const rss = r.plinthRssPeakBytes ? `plinth RSS peak ${(r.plinthRssPeakBytes / 2 ** 20).toFixed(0)} MiB` : '';
+  return [cpu, rss].filter(Boolean).join(', ');
+}
+
+/** The step-up search and its two rows (see the file comment). */
+export async function hollowScenario(ctx: BenchContext): Promise<void> {
+  // PLINTH_HOLLOW_STEPS=500 runs one size; PLINTH_HOLLOW_BUDGET_S changes the time budget.
+  const envSteps = process.env['PLINTH_HOLLOW_STEPS']?.split(',').map(Number).filter((n) => n > 0);
+  const steps = envSteps?.length ? envSteps : ctx.quick ? [10, 25] : [100, 250, 500, 1000];
+  const budgetMs = Number(process.env['PLINTH_HOLLOW_BUDGET_S'] ?? (ctx.quick ? 150 : 570)) * 1000;
+  const started = performance.now();
+  const ids = createIdentities(steps[steps.length - 1]!);
+  const dir = mkdtempSync(join(tmpdir(), 'plinth-hollow-'));
+  const tokenFile = join(dir, 'tokens.csv');
+  writeTokenFile(tokenFile, ids);
+  const reports: DensityReport[] = [];
+  let best: DensityReport | undefined;
+  let limit = '';
+  let lastStepMs = 0;
+  let lastN = 0;
+  try {
+    for (const n of steps) {
+      const left = budgetMs - (performance.now() - started);
+      const estimate = lastN ? (lastStepMs * n) / lastN : 0;
+      if (estimate > left) {
+        limit = `time budget: N=${n} would take ~${(estimate / 1000).toFixed(0)} s, ${(left / 1000).toFixed(0)} s left of ${(budgetMs / 1000).toFixed(0)} s (not an SLO)`;
+        break;
+      }
+      const t = performance.now();
+      const plinth = await startPlinth({
+        etcdEndpoint: ctx.etcd.endpoint,
+        prefix: `/hollow-${n}`,
+        maxSockets: 4,
+        extraArgs: [`--token-auth-file=${tokenFile}`, '--authorization-mode=Node,RBAC'],
+      });
+      let r: DensityReport;
+      try {
+        r = await runDensity({
+          info: { server: plinth.client.info.server, caPem: plinth.client.info.caPem },
+          adminToken: plinth.client.info.token,
+          ids,
+          nodes: n,
+          podsPerNode: PODS_PER_NODE,
+          plinthPid: plinth.pid,
+          etcdPid: ctx.etcd.pid,
+          // CL2's saturation timeout (pods ÷ 20 + 180 s), within what is left of the budget.
+          phaseTimeoutMs: Math.max(60_000, Math.min(((n * PODS_PER_NODE) / 20 + 180) * 1000, left)),
+          log: (m) => ctx.log(`  ${m}`),
+        });
+      } finally {
+        await plinth.stop();
+      }
+      lastStepMs = performance.now() - t;
+      lastN = n;
+      reports.push(r);
+      ctx.log(`  hollow N=${n}: ${r.held ? 'held every SLO' : `NOT held (${r.limit ?? ''})`}; ${describe(r)}; watch ledger ${r.ledger.seenByItsNode}/${r.ledger.bound} seen, ${r.ledger.seenDeleted} deletions seen; ${(lastStepMs / 1000).toFixed(0)} s`);
+      ctx.log(`\n${formatSlos(r.slos)}\n`);
+      if (r.errors.length) ctx.log(`  first errors: ${r.errors.slice(0, 3).join(' | ')}`);
+      if (!r.held) {
+        limit = `N=${n}: ${r.limit ?? 'not held'} (${describe(r)})`;
+        break;
+      }
+      best = r;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!limit) limit = `every step held (largest tried N=${lastN})`;
+  const at = best ? `; at N=${best.nodes}: ${describe(best)}` : '';
+  ctx.log(`hollow cluster: largest N within SLOs ${best?.nodes ?? 0}; limit: ${limit}${at}`);
+  const note = `30 pods/node via Deployments, kube 1.24 kubelet/scheduler/controller traffic, SLOs from plinth's apiserver_request_duration_seconds as CL2; limit: ${limit}${at}`;
+  ctx.rows.push({
+    scenario: 'hollow cluster: nodes held within SLOs',
+    unit: 'nodes',
+    plinth: best?.nodes ?? 0,
+    raw: null,
+    target: { kind: 'plinthAtLeast', value: 1000, unit: 'nodes' },
+    note,
+  });
+  ctx.rows.push({
+    scenario: 'hollow cluster: pods',
+    unit: 'pods',
+    plinth: best?.podsRunning ?? 0,
+    raw: null,
+    target: { kind: 'plinthAtLeast', value: 30_000, unit: 'pods' },
+    note: 'pods Running (as the controllers\' pod watch saw them) at the largest N that held',
+  });
+  // loadgenCpuPct: run.ts prints the generator's peak CPU from the details.
+  ctx.details['hollow'] = { steps: reports.map((r) => ({ ...r, loadgenCpuPct: r.cpuPct?.generator ?? 0, otherCpuPct: r.cpuPct?.other ?? 0 })), limit, largestN: best?.nodes ?? 0 };
+}
