@@ -115,6 +115,14 @@ describe('serviceaccounts CRUD', () => {
     expectCode(await c.get(`${SA}/${a.metadata.name}`), 200);
   });
 
+  it('a taken name with generateName set is kube\'s generate-name conflict (409 AlreadyExists, retry after 1 s)', async () => {
+    const a = await create(SA, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { generateName: 'gen-' } });
+    // kube's CheckGeneratedNameError looks at generateName only: the server's own pick collided.
+    const r = await c.post(SA, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: a.metadata.name, generateName: 'gen-' } });
+    expectStatus(r, 409, 'AlreadyExists', `serviceaccounts "${a.metadata.name}" already exists, the server was not able to generate a unique name for the object`);
+    assert.deepEqual(r.body.details, { name: a.metadata.name, kind: 'serviceaccounts', retryAfterSeconds: 1 });
+  });
+
   it('PUT of a missing serviceaccount is 404 (no create-on-update)', async () => {
     expectStatus(await c.put(`${SA}/ghost`, sa('ghost')), 404, 'NotFound', 'serviceaccounts "ghost" not found');
     expectCode(await c.get(`${SA}/ghost`), 404);

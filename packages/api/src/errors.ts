@@ -107,6 +107,16 @@ export function alreadyExists(gr: GroupResource, name: string): StatusError {
   return new StatusError({ code: 409, reason: 'AlreadyExists', message: `${groupResourceString(gr)} "${name}" already exists`, details });
 }
 
+/**
+ * kube's NewGenerateNameConflict (rest.CheckGeneratedNameError): the name the server generated from
+ * `generateName` was taken; the client may retry after a second and get another.
+ */
+export function generateNameConflict(gr: GroupResource, name: string): StatusError {
+  const details: StatusDetails = { name, kind: gr.resource, retryAfterSeconds: 1 };
+  if (gr.group) details.group = gr.group;
+  return new StatusError({ code: 409, reason: 'AlreadyExists', message: `${groupResourceString(gr)} "${name}" already exists, the server was not able to generate a unique name for the object`, details });
+}
+
 export function conflict(gr: GroupResource, name: string, why: string): StatusError {
   const details: StatusDetails = { name, kind: gr.resource };
   if (gr.group) details.group = gr.group;

@@ -11,6 +11,7 @@ import {
   badRequest,
   conflict,
   groupKindOf,
+  generateNameConflict,
   groupResourceOf,
   invalid,
   notFound,
@@ -366,7 +367,10 @@ export class ResourceStore {
         stored = true;
         return out;
       } catch (e) {
-        throw toStatusError(e, this.def, name);
+        const err = toStatusError(e, this.def, name);
+        // kube's CheckGeneratedNameError: a taken generated name is the server's miss, not the client's.
+        if (err.reason === 'AlreadyExists' && obj.metadata.generateName) throw generateNameConflict(groupResourceOf(this.def), name);
+        throw err;
       }
     } finally {
       await pending.done(stored);
