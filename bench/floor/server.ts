@@ -6,11 +6,14 @@
  * - A bearer token compared in constant time with plinth's admin token; 401 otherwise.
  * - GET: one precomputed Buffer, the exact bytes plinth answers for the same object (handed over
  *   by the bench through IPC once it has them).
- * - POST: JSON.parse, uid and creationTimestamp, one etcd txn (create_revision == 0 → put) through
- *   the same etcd3 client library as plinth, under plinth's key layout beneath a prefix of its own;
- *   201 with the object (resourceVersion = the txn's revision).
+ * - POST: JSON.parse, uid and creationTimestamp, one etcd txn (create_revision == 0 → put), under
+ *   plinth's key layout beneath a prefix of its own; 201 with the object (resourceVersion = the
+ *   txn's revision).
  * - PUT: one range (get) and one txn on mod_revision (409 on mismatch); 200 with the object.
+ * - GET of the collection with `watch=1&resourceVersion=R`: the fan-out floor (fanout.ts).
  *
+ * `--client=fastkv|etcd3` (or FLOOR_CLIENT; default fastkv) picks the etcd client (clients.ts):
+ * plinth's own hot-path client (FastKV and the watch caches' feed) or the etcd3 library.
  * `--express` mounts the same handler as express 5 routes: the "express floor", for information.
  *
  * Configuration comes from the environment (FLOOR_CERT, FLOOR_KEY, FLOOR_TOKEN, FLOOR_ETCD,
@@ -20,8 +23,9 @@ import { createServer, type ServerOptions } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Etcd3 } from 'etcd3';
 import express from 'express';
+import { createFloorEtcd, floorClientName } from './clients.js';
+import { createFanout } from './fanout.js';
 
 const env = (name: string): string => {
   const v = process.env[name];
@@ -31,8 +35,8 @@ const env = (name: string): string => {
 
 const expected = Buffer.from(`Bearer ${env('FLOOR_TOKEN')}`);
 const prefix = env('FLOOR_PREFIX');
-const etcd = new Etcd3({ hosts: [env('FLOOR_ETCD')], grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
-const kv = etcd.kv;
+const kv = createFloorEtcd(floorClientName(process.argv, process.env), env('FLOOR_ETCD'));
+const fanout = createFanout(kv, prefix);
 let getBody: Buffer = Buffer.from('{}');
 
 const JSON_TYPE = 'application/json';
@@ -64,6 +68,17 @@ interface Obj {
 
 function timestamp(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** resourceVersion=R of a `watch=1` query (R ≥ 0), else undefined. */
+function watchFrom(url: string): number | undefined {
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  const params = new URLSearchParams(url.slice(q + 1));
+  const watch = params.get('watch');
+  if (watch !== '1' && watch !== 'true') return undefined;
+  const rv = Number(params.get('resourceVersion') ?? '0');
+  return Number.isSafeInteger(rv) && rv >= 0 ? rv : undefined;
 }
 
 /** /api/v1/namespaces/{ns}/{resource}[/{name}] → [ns, resource, name?]; anything else → undefined. */
@@ -112,14 +127,20 @@ async function update(req: IncomingMessage, res: ServerResponse, ns: string, res
   send(res, 200, JSON.stringify(obj));
 }
 
-/** The whole floor: auth, then GET / POST / PUT on one namespaced resource path. */
+/** The whole floor: auth, then GET / POST / PUT on one namespaced resource path, or a watch of it. */
 function handle(req: IncomingMessage, res: ServerResponse): void {
   if (!authorized(req)) return send(res, 401, '{"kind":"Status","code":401,"reason":"Unauthorized"}');
-  const p = parsePath(req.url ?? '');
+  const url = req.url ?? '';
+  const p = parsePath(url);
   if (!p) return send(res, 404, '{"kind":"Status","code":404,"reason":"NotFound"}');
   const [ns, resource, name] = p;
   let work: Promise<void> | undefined;
   if (req.method === 'GET' && name !== undefined) return send(res, 200, getBody);
+  if (req.method === 'GET') {
+    const from = watchFrom(url);
+    if (from === undefined) return send(res, 405, '{"kind":"Status","code":405,"reason":"MethodNotAllowed"}');
+    return fanout.serve(res, ns, resource, from);
+  }
   if (req.method === 'POST' && name === undefined) work = create(req, res, ns, resource);
   else if (req.method === 'PUT' && name !== undefined) work = update(req, res, ns, resource, name);
   else return send(res, 405, '{"kind":"Status","code":405,"reason":"MethodNotAllowed"}');
@@ -135,6 +156,7 @@ function expressApp(): express.Express {
   app.disable('etag');
   const h = (req: express.Request, res: express.Response): void => handle(req, res);
   app.get('/api/v1/namespaces/:ns/:resource/:name', h);
+  app.get('/api/v1/namespaces/:ns/:resource', h);
   app.post('/api/v1/namespaces/:ns/:resource', h);
   app.put('/api/v1/namespaces/:ns/:resource/:name', h);
   return app;
@@ -152,9 +174,11 @@ process.on('message', (m: { getBody?: string }) => {
   }
 });
 process.on('SIGTERM', () => {
-  server.close();
+  // Exits once the connections are closed: the etcd watch feed's gRPC stream (fastkv) would
+  // otherwise hold the process until the bench's 10 s SIGKILL.
+  server.close(() => process.exit(0));
   server.closeAllConnections();
-  etcd.close();
+  kv.close();
   process.disconnect?.();
 });
 

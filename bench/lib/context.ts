@@ -25,8 +25,12 @@ export interface BenchContext {
   log(msg: string): void;
 }
 
-/** Who answers: plinth, raw etcd through the client, or a floor server (bench/floor/). */
-export type Side = 'plinth' | 'raw' | 'floor' | 'express';
+/**
+ * Who answers: plinth, raw etcd through the client, or a floor server (bench/floor/): `floor`
+ * with plinth's own etcd client (FastKV), `floor-etcd3` with the etcd3 library, `express` (the
+ * floor's handler in express 5, FastKV).
+ */
+export type Side = 'plinth' | 'raw' | 'floor' | 'floor-etcd3' | 'express';
 
 export interface PhaseResult extends LoadResult {
   name: string;

@@ -1,7 +1,8 @@
 /**
  * The floor servers (bench/floor/server.ts) as processes of their own: the node:https floor and
  * the same handler in express 5, with plinth's certificate, key and admin token, on etcd under a
- * prefix of their own. FLOOR_NODE_ARGS adds node flags (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+ * prefix of their own, through plinth's own etcd client (FastKV and its watch feed) or etcd3.
+ * FLOOR_NODE_ARGS adds node flags (e.g. "--cpu-prof --cpu-prof-dir=DIR").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve, dirname } from 'node:path';
@@ -13,9 +14,12 @@ import { withTimeout } from './stats.js';
 const SERVER = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'floor', 'server.js');
 
 export type FloorKind = 'floor' | 'express';
+/** The floor's etcd client: plinth's hot-path one (FastKV) or the etcd3 library. */
+export type FloorClient = 'fastkv' | 'etcd3';
 
 export interface FloorProcess {
   kind: FloorKind;
+  etcdClient: FloorClient;
   pid: number;
   client: KubeClient;
   /** Hands the floor the bytes it answers every GET with. */
@@ -26,6 +30,8 @@ export interface FloorProcess {
 
 export interface FloorOptions {
   kind: FloorKind;
+  /** Default fastkv: the floor issue 28 §2 measures plinth against. */
+  etcdClient?: FloorClient;
   etcdEndpoint: string;
   /** The plinth whose certificate, key and admin token the floor uses. */
   plinth: PlinthProcess;
@@ -36,7 +42,10 @@ export interface FloorOptions {
 
 export async function startFloor(opts: FloorOptions): Promise<FloorProcess> {
   const nodeArgs = (process.env['FLOOR_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, SERVER, ...(opts.kind === 'express' ? ['--express'] : [])], {
+  const etcdClient = opts.etcdClient ?? 'fastkv';
+  const name = `${opts.kind} floor (${etcdClient})`;
+  const args = [SERVER, `--client=${etcdClient}`, ...(opts.kind === 'express' ? ['--express'] : [])];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: {
       ...process.env,
@@ -59,10 +68,10 @@ export async function startFloor(opts: FloorOptions): Promise<FloorProcess> {
       };
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
-      child.once('exit', (code) => reject(new Error(`${opts.kind} floor exited with ${code}:\n${out}`)));
+      child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${out}`)));
     }),
     30_000,
-    `${opts.kind} floor start`,
+    `${name} start`,
   ).catch(async (e: unknown) => {
     if (child.exitCode === null) child.kill('SIGKILL');
     await exited;
@@ -72,6 +81,7 @@ export async function startFloor(opts: FloorOptions): Promise<FloorProcess> {
   const client = new KubeClient({ ...opts.plinth.client.info, server: `https://127.0.0.1:${port}` }, opts.maxSockets ?? 64);
   return {
     kind: opts.kind,
+    etcdClient,
     pid: child.pid!,
     client,
     setGetBody: (body) =>
@@ -81,7 +91,7 @@ export async function startFloor(opts: FloorOptions): Promise<FloorProcess> {
           child.send({ getBody: body.toString('base64') });
         }),
         10_000,
-        `${opts.kind} floor: GET body`,
+        `${name}: GET body`,
       ),
     output: () => out,
     async stop() {

@@ -3,6 +3,8 @@
  * JSON file. A row's ratio is plinth ÷ raw unless it says otherwise: `vs: 'floor'` divides by the
  * floor server's figure (bench/floor/), `of: 'floor'` puts the floor's figure on top (the floor's
  * own rows against raw etcd). A ratio target applies to that ratio and its text names the base.
+ * The floor runs with plinth's own etcd client (FastKV) unless the row names another one
+ * (`floorName`, e.g. `floor (etcd3)`), which the ratio and target columns then show.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,6 +16,8 @@ export type Target =
   | { kind: 'plinthAtMost'; value: number; unit: string }
   | { kind: 'plinthAtLeast'; value: number; unit: string }
   | { kind: 'plinthEquals'; value: number; text: string }
+  /** On the floor's own figure (a row about the floor, `of: 'floor'`). */
+  | { kind: 'floorEquals'; value: number; text: string }
   | { kind: 'none' };
 
 export interface Row {
@@ -27,6 +31,8 @@ export interface Row {
   vs?: 'raw' | 'floor';
   /** The ratio's numerator: plinth (default) or the floor (the floor against raw etcd). */
   of?: 'plinth' | 'floor';
+  /** Which floor the `floor` figure is, when not the default one (`floor (etcd3)`). */
+  floorName?: string;
   target: Target;
   /** Overrides the computed met? (e.g. a goal with several conditions). */
   met?: boolean;
@@ -48,7 +54,7 @@ export function evaluate(row: Row): RowOut {
   const top = row.of === 'floor' ? (row.floor ?? null) : row.plinth;
   const base = row.vs === 'floor' ? (row.floor ?? null) : row.raw;
   const ratio = top !== null && base !== null && base !== 0 ? top / base : null;
-  const baseName = row.vs === 'floor' ? 'floor' : 'raw';
+  const baseName = row.vs === 'floor' ? (row.floorName ?? 'floor') : 'raw';
   let targetText = '';
   let met: boolean | null = null;
   const t = row.target;
@@ -73,6 +79,10 @@ export function evaluate(row: Row): RowOut {
       targetText = t.text;
       met = row.plinth === t.value;
       break;
+    case 'floorEquals':
+      targetText = t.text;
+      met = row.floor === t.value;
+      break;
     case 'none':
       break;
   }
@@ -95,7 +105,7 @@ export function formatTable(rows: RowOut[]): string {
     r.failure !== undefined ? 'FAILED' : fmt(r.plinth, r.unit),
     fmt(r.floor ?? null, r.unit),
     fmt(r.raw, r.unit),
-    r.ratio === null ? '—' : `${r.of === 'floor' ? 'floor ' : ''}${r.ratio.toFixed(2)}×${r.vs === 'floor' ? ' floor' : r.of === 'floor' ? ' raw' : ''}`,
+    r.ratio === null ? '—' : `${r.of === 'floor' ? `${r.floorName ?? 'floor'} ` : ''}${r.ratio.toFixed(2)}×${r.vs === 'floor' ? ` ${r.floorName ?? 'floor'}` : r.of === 'floor' ? ' raw' : ''}`,
     r.targetText || '—',
     r.metResult === null ? '' : r.metResult ? 'yes' : 'NO',
   ]);

@@ -3,6 +3,9 @@
  * update at concurrency 32 — plinth over HTTPS against raw etcd txns/ranges of the same bytes and
  * against the floor servers (bench/floor/: the least a node:https server must do for the same
  * requests, and the same handler in express 5) — and the CPU each side spends per operation.
+ * The floor runs twice (issue 28 §2): with plinth's own etcd client (FastKV), the reference of
+ * the `… vs floor` targets, and with etcd3 (`… vs floor (etcd3)`, no target), so a ratio shows
+ * plinth's work and not the choice of client.
  */
 import type { BenchContext, PhaseResult } from '../lib/context.js';
 import { phase } from '../lib/context.js';
@@ -16,6 +19,23 @@ interface Meta {
 }
 
 const name = (i: number): string => `obj-${String(i).padStart(6, '0')}`;
+
+/** The floor with the etcd3 library, as rows and ratios name it. */
+const ETCD3_FLOOR = 'floor (etcd3)';
+
+/** The floors of this scenario: kind, etcd client, etcd prefix (see FloorSides). */
+const FLOORS = [
+  ['floor', 'fastkv', '/floor'],
+  ['floor', 'etcd3', '/floor-etcd3'],
+  ['express', 'fastkv', '/floor-express'],
+] as const;
+
+/** The floor with plinth's etcd client, the same with etcd3, and the express floor (FastKV). */
+interface FloorSides {
+  floor: FloorProcess;
+  etcd3: FloorProcess;
+  express: FloorProcess;
+}
 
 /** Marks an object as updated: one annotation, as the update rows have always done. */
 function touch(obj: { metadata: Record<string, unknown> }): void {
@@ -35,20 +55,19 @@ export async function crudScenario(ctx: BenchContext, profile: ObjectProfile = s
   for (const ns of ['bench-warm', 'bench-c1', 'bench-c32']) await ensureNamespace(client, ns);
   const floors: FloorProcess[] = [];
   try {
-    for (const [kind, prefix] of [['floor', '/floor'], ['express', '/floor-express']] as const) {
-      floors.push(await startFloor({ kind, etcdEndpoint: ctx.etcd.endpoint, plinth: ctx.plinth, prefix, maxSockets: 64 }));
+    for (const [kind, etcdClient, prefix] of FLOORS) {
+      floors.push(await startFloor({ kind, etcdClient, etcdEndpoint: ctx.etcd.endpoint, plinth: ctx.plinth, prefix, maxSockets: 64 }));
     }
-    await crud(ctx, profile, floors[0]!, floors[1]!, N, W, G);
+    await crud(ctx, profile, { floor: floors[0]!, etcd3: floors[1]!, express: floors[2]! }, N, W, G);
   } finally {
     for (const f of floors) await f.stop();
     // Leave etcd small for whatever runs next.
-    await ctx.raw.delete().prefix('/floor/').exec();
-    await ctx.raw.delete().prefix('/floor-express/').exec();
+    for (const [, , prefix] of FLOORS) await ctx.raw.delete().prefix(`${prefix}/`).exec();
     await ctx.raw.delete().prefix(`/rawbench/${tag}/`).exec();
   }
 }
 
-async function crud(ctx: BenchContext, profile: ObjectProfile, floor: FloorProcess, express: FloorProcess, N: number, W: number, G: number): Promise<void> {
+async function crud(ctx: BenchContext, profile: ObjectProfile, f: FloorSides, N: number, W: number, G: number): Promise<void> {
   const client = ctx.plinth.client;
   const kv = ctx.raw.kv;
   const path = (ns: string): string => `/api/v1/namespaces/${ns}/${profile.resource}`;
@@ -78,8 +97,9 @@ async function crud(ctx: BenchContext, profile: ObjectProfile, floor: FloorProce
   const warmRawRev: number[] = [];
   const results: Record<string, PhaseResult> = {};
   const floorSides = [
-    { side: 'floor', f: floor, rv: [] as string[], warmRv: [] as string[] },
-    { side: 'express', f: express, rv: [] as string[], warmRv: [] as string[] },
+    { side: 'floor', f: f.floor, rv: [] as string[], warmRv: [] as string[] },
+    { side: 'floor-etcd3', f: f.etcd3, rv: [] as string[], warmRv: [] as string[] },
+    { side: 'express', f: f.express, rv: [] as string[], warmRv: [] as string[] },
   ] as const;
 
   for (const c of [1, 32]) {
@@ -226,20 +246,38 @@ async function crud(ctx: BenchContext, profile: ObjectProfile, floor: FloorProce
   const ops = (p: PhaseResult): number => p.opsPerSec;
   const p50 = (p: PhaseResult): number => p.latency.p50Ms;
   const p99 = (p: PhaseResult): number => p.latency.p99Ms;
-  /** plinth and raw (and the floor when it ran this phase); the ratio is plinth ÷ raw unless `vs` says floor. */
-  const pair = (scenario: string, key: string, unit: string, pick: (p: PhaseResult) => number, target: Target, vs?: 'floor'): void => {
-    const f = results[`${key}-floor`];
-    ctx.rows.push({ scenario: `${L}${scenario}`, unit, plinth: pick(r(`${key}-plinth`)), raw: pick(r(`${key}-raw`)), ...(f ? { floor: pick(f) } : {}), ...(vs ? { vs } : {}), target });
+  /**
+   * plinth and raw (and the floor when it ran this phase: the FastKV one, or the etcd3 one with
+   * `floorSide`); the ratio is plinth ÷ raw unless `vs` says floor.
+   */
+  const pair = (scenario: string, key: string, unit: string, pick: (p: PhaseResult) => number, target: Target, vs?: 'floor', floorSide: 'floor' | 'floor-etcd3' = 'floor'): void => {
+    const f = results[`${key}-${floorSide}`];
+    ctx.rows.push({
+      scenario: `${L}${scenario}`,
+      unit,
+      plinth: pick(r(`${key}-plinth`)),
+      raw: pick(r(`${key}-raw`)),
+      ...(f ? { floor: pick(f) } : {}),
+      ...(vs ? { vs } : {}),
+      ...(floorSide === 'floor-etcd3' ? { floorName: ETCD3_FLOOR } : {}),
+      target,
+    });
   };
+  /** The same row against the floor on etcd3, for information (issue 28 §2: both clients reported). */
+  const pairEtcd3 = (scenario: string, key: string, unit: string, pick: (p: PhaseResult) => number): void =>
+    pair(`${scenario} vs ${ETCD3_FLOOR}`, key, unit, pick, none, 'floor', 'floor-etcd3');
   pair('create c=1 throughput', 'create-c1', 'ops/s', ops, none);
   pair('create c=1 p50', 'create-c1', 'ms', p50, none);
   pair('create c=1 p99', 'create-c1', 'ms', p99, none);
   pair('create c=32 throughput', 'create-c32', 'ops/s', ops, none);
   pair('create c=32 throughput vs floor', 'create-c32', 'ops/s', ops, atLeast(0.8), 'floor');
+  pairEtcd3('create c=32 throughput', 'create-c32', 'ops/s', ops);
   pair('create c=32 p50', 'create-c32', 'ms', p50, none);
   pair('create c=32 p99', 'create-c32', 'ms', p99, atMost(1.5));
-  // Issue 28 §2: create p99 against the floor doing the same create (one etcd txn, etcd3 client).
+  // Issue 28 §2: create p99 against the floor doing the same create (one etcd txn) with the etcd
+  // client plinth uses on its hot path (FastKV); the etcd3 floor beside it.
   pair('create c=32 p99 vs floor', 'create-c32', 'ms', p99, atMost(1.25), 'floor');
+  pairEtcd3('create c=32 p99', 'create-c32', 'ms', p99);
   pair('get quorum c=32 throughput', 'get-quorum', 'ops/s', ops, atLeast(0.9));
   // The raw get phases drive the load generator hardest: say how hard, honestly.
   const lg = (p: PhaseResult): string => `${p.loadgenCpuPct.toFixed(0)}% of one core (JS thread ${p.loadgenMainThreadCpuPct?.toFixed(0) ?? '?'}%)`;
@@ -248,23 +286,28 @@ async function crud(ctx: BenchContext, profile: ObjectProfile, floor: FloorProce
   pair('get rv=0 c=32 throughput', 'get-rv0', 'ops/s', ops, none);
   pair('get rv=0 c=32 throughput vs floor', 'get-rv0', 'ops/s', ops, atLeast(0.75), 'floor');
   ctx.rows[ctx.rows.length - 1]!.note = `load generator on raw ${lg(r('get-rv0-raw'))}, on plinth ${lg(r('get-rv0-plinth'))}, on the floor ${lg(r('get-rv0-floor'))}`;
+  pairEtcd3('get rv=0 c=32 throughput', 'get-rv0', 'ops/s', ops);
+  ctx.rows[ctx.rows.length - 1]!.note = 'the floor answers this GET from a precomputed Buffer: no etcd call, whichever the client';
   pair('get rv=0 c=32 p99', 'get-rv0', 'ms', p99, none);
   pair('update c=32 throughput', 'update', 'ops/s', ops, none);
   pair('update c=32 throughput vs floor', 'update', 'ops/s', ops, atLeast(0.7), 'floor');
+  pairEtcd3('update c=32 throughput', 'update', 'ops/s', ops);
   pair('update c=32 p99', 'update', 'ms', p99, none);
   // Scenario 8: the server process's CPU per request (plinth, floor) next to the raw client's own
   // CPU per etcd op.
   const serverCpuPerOp = (p: PhaseResult): number => (p.serverCpuUs ?? 0) / p.ops;
   const rawCpuPerOp = (p: PhaseResult): number => p.loadgenCpuUs / p.ops;
   const cpuNote = 'plinth, floor: server process CPU per request (/proc); raw: the etcd3 client process CPU per op (process.cpuUsage); etcd CPU in the JSON';
-  for (const [label, key, target, vs] of [
-    ['CPU per create (c=32)', 'create-c32', none, undefined],
-    ['CPU per create vs floor', 'create-c32', atMost(1.5), 'floor'],
-    ['CPU per update', 'update', none, 'floor'],
-    ['CPU per get quorum', 'get-quorum', none, undefined],
-    ['CPU per get rv=0', 'get-rv0', none, 'floor'],
+  for (const [label, key, target, vs, floorSide] of [
+    ['CPU per create (c=32)', 'create-c32', none, undefined, 'floor'],
+    ['CPU per create vs floor', 'create-c32', atMost(1.5), 'floor', 'floor'],
+    [`CPU per create vs ${ETCD3_FLOOR}`, 'create-c32', none, 'floor', 'floor-etcd3'],
+    ['CPU per update', 'update', none, 'floor', 'floor'],
+    [`CPU per update vs ${ETCD3_FLOOR}`, 'update', none, 'floor', 'floor-etcd3'],
+    ['CPU per get quorum', 'get-quorum', none, undefined, 'floor'],
+    ['CPU per get rv=0', 'get-rv0', none, 'floor', 'floor'],
   ] as const) {
-    const f = results[`${key}-floor`];
+    const f = results[`${key}-${floorSide}`];
     ctx.rows.push({
       scenario: `${L}${label}`,
       unit: 'µs',
@@ -272,17 +315,28 @@ async function crud(ctx: BenchContext, profile: ObjectProfile, floor: FloorProce
       raw: rawCpuPerOp(r(`${key}-raw`)),
       ...(f ? { floor: serverCpuPerOp(f) } : {}),
       ...(vs ? { vs } : {}),
+      ...(floorSide === 'floor-etcd3' ? { floorName: ETCD3_FLOOR } : {}),
       target,
       ...(label === 'CPU per create (c=32)' || label === 'CPU per create vs floor' ? { note: cpuNote } : {}),
     });
   }
-  // The floor against raw etcd, and the express floor against the floor (for information).
+  // The floors against raw etcd, and the express floor against the floor (for information).
   for (const [label, key] of [
     ['create c=32', 'create-c32'],
     ['update c=32', 'update'],
     ['get rv=0 c=32', 'get-rv0'],
   ] as const) {
     ctx.rows.push({ scenario: `${L}floor ${label} throughput vs raw`, unit: 'ops/s', plinth: null, floor: ops(r(`${key}-floor`)), raw: ops(r(`${key}-raw`)), of: 'floor', target: none });
+    ctx.rows.push({
+      scenario: `${L}${ETCD3_FLOOR} ${label} throughput vs raw`,
+      unit: 'ops/s',
+      plinth: null,
+      floor: ops(r(`${key}-floor-etcd3`)),
+      raw: ops(r(`${key}-raw`)),
+      of: 'floor',
+      floorName: ETCD3_FLOOR,
+      target: none,
+    });
   }
   for (const [label, key] of [
     ['create c=32', 'create-c32'],
