@@ -5,6 +5,20 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Histogram, sleep, type LatencySummary } from './stats.js';
+import type { KubeClient } from './http.js';
+
+/** Connections a side's write client may open (the bench's KubeClients: 64). */
+const WARM_WRITES = 64;
+
+/**
+ * 64 concurrent creates (`warm-<i>`, which no watch counts) before the watches open: every side
+ * starts its measured writes with its client's connections and its server's etcd session up, as
+ * plinth's are after the scenarios before this one (a fresh floor's first writes otherwise pay for
+ * TLS handshakes and dials while 1,000 watches are being served).
+ */
+export async function warmWrites(client: KubeClient, path: string, body: (name: string, i: number) => Buffer): Promise<void> {
+  await Promise.all(Array.from({ length: WARM_WRITES }, (_, i) => client.json('POST', path, body(`warm-${i}`, i), 201)));
+}
 
 /** One side's run: N watches, N writes at a steady rate. */
 export interface FanoutRun {

@@ -17,7 +17,7 @@ import { CpuMeter, RssSampler } from '../lib/proc.js';
 import { paced, selfCpuUs, sleep } from '../lib/stats.js';
 import { etcdWatcherTotal } from '../lib/etcd.js';
 import { toBytes, type ObjectProfile } from '../lib/objects.js';
-import { Receipts, type FanoutRun } from '../lib/fanout.js';
+import { Receipts, warmWrites, type FanoutRun } from '../lib/fanout.js';
 
 /**
  * The floor's write bodies: plinth's stored `fan-<i>` objects of `namespace` (one list), as the
@@ -60,6 +60,7 @@ export async function floorFanout(ctx: BenchContext, o: FloorFanoutOptions): Pro
     const path = `/api/v1/namespaces/${o.namespace}/${o.profile.resource}`;
     const rec = new Receipts(o.watchers, o.writes);
     // The floor has no list: watches start at etcd's current revision, as plinth's at its list's.
+    await warmWrites(floor.client, path, (name, i) => toBytes(o.profile.make(o.namespace, name, i)));
     const rv = (await ctx.raw.kv.range({ key: Buffer.from(prefix), count_only: true })).header.revision;
     const baseline = await etcdWatcherTotal(ctx.etcd.endpoint);
     const streams: Array<{ close(): void }> = [];

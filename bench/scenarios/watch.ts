@@ -13,7 +13,7 @@ import type { Watcher } from 'etcd3';
 import type { BenchContext } from '../lib/context.js';
 import { CpuMeter, RssSampler, procRssBytes } from '../lib/proc.js';
 import { paced, selfCpuUs, sleep } from '../lib/stats.js';
-import { Receipts, type FanoutRun } from '../lib/fanout.js';
+import { Receipts, warmWrites, type FanoutRun } from '../lib/fanout.js';
 import { floorFanout, plinthBodies } from './watch-floor.js';
 import { ensureNamespace } from '../lib/plinth.js';
 import { etcdWatcherTotal, rawClient } from '../lib/etcd.js';
@@ -34,6 +34,7 @@ export async function watchScenario(ctx: BenchContext, profile: ObjectProfile = 
   // --- plinth ---
   const p = new Receipts(WATCHERS, WRITES);
   const baseline = await etcdWatcherTotal(ctx.etcd.endpoint);
+  await warmWrites(client, path, (name, i) => toBytes(profile.make(ns, name, i)));
   const rv = (await client.json<{ metadata: { resourceVersion: string } }>('GET', path, undefined, 200)).metadata.resourceVersion;
   const rssBefore = procRssBytes(ctx.plinth.pid);
   const streams: Array<{ close(): void }> = [];
