@@ -179,6 +179,7 @@ async function main(argv: string[]): Promise<number> {
       raw: r.raw,
       ...(r.floor !== undefined ? { floor: r.floor } : {}),
       ...(r.vs || r.of ? { ratioOf: `${r.of ?? 'plinth'}/${r.vs ?? 'raw'}` } : {}),
+      ...(r.floorName ? { floorName: r.floorName } : {}),
       ratio: r.ratio,
       target: r.targetText,
       met: r.metResult,
