@@ -13,6 +13,7 @@
 import { Etcd3, type IEvent, type IRangeResponse, type ITxnResponse } from 'etcd3';
 import { EtcdStore, FastKV, toEtcd3Error } from '@plinth/storage';
 
+/** Which etcd client the floor uses (see the file comment). */
 export type FloorClientName = 'fastkv' | 'etcd3';
 
 type KV = Etcd3['kv'];
@@ -39,6 +40,7 @@ export function floorClientName(argv: readonly string[], env: NodeJS.ProcessEnv)
   return v;
 }
 
+/** The floor's etcd calls through `name`'s client, to the member at `endpoint`. */
 export function createFloorEtcd(name: FloorClientName, endpoint: string): FloorEtcd {
   return name === 'fastkv' ? createFastKvEtcd(endpoint) : createEtcd3Etcd(endpoint);
 }

@@ -71,6 +71,7 @@ function write(w: Watch, bytes: Buffer): void {
   else if (!w.res.write(bytes)) w.blocked = [];
 }
 
+/** The fan-out of the floor's watches, under the floor's etcd `prefix`, fed through `etcd`. */
 export function createFanout(etcd: FloorEtcd, prefix: string): Fanout {
   const feeds = new Map<string, Feed>();
 

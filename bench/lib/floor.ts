@@ -40,6 +40,7 @@ export interface FloorOptions {
   maxSockets?: number;
 }
 
+/** Starts a floor process and waits until it listens (its output is kept for errors). */
 export async function startFloor(opts: FloorOptions): Promise<FloorProcess> {
   const nodeArgs = (process.env['FLOOR_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
   const etcdClient = opts.etcdClient ?? 'fastkv';

@@ -39,6 +39,7 @@ export async function plinthBodies(ctx: BenchContext, o: { profile: ObjectProfil
   return out;
 }
 
+/** One floor run: which etcd client, and the same sizes and rate as plinth's run. */
 export interface FloorFanoutOptions {
   etcdClient: FloorClient;
   profile: ObjectProfile;
