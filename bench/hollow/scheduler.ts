@@ -1,6 +1,6 @@
 /**
  * The kube-scheduler stand-in (research-28 §3): user `system:kube-scheduler`, kube-scheduler's
- * user agent and client limit (QPS 50 / burst 100). Informers on pods with
+ * user agent and client limit (QPS 100 / burst 100: kube's scalability jobs run it with `--kube-api-qps=100`, its default being 50). Informers on pods with
  * `fieldSelector=status.phase!=Succeeded,status.phase!=Failed` and on nodes (cluster-wide, list then
  * watch); an unassigned pod of `default-scheduler` is bound through `POST pods/<p>/binding` to the
  * node with the fewest pods (least-allocated, ≤ 110 pods a node).
@@ -31,7 +31,7 @@ export interface Scheduler {
 export function createScheduler(opts: SchedulerOptions): Scheduler {
   const agent = new Agent({ ca: opts.info.caPem, keepAlive: true, maxSockets: 8, maxFreeSockets: 8 });
   const watchAgent = new Agent({ ca: opts.info.caPem, keepAlive: false, maxSockets: Infinity });
-  const client = createHollowClient({ info: opts.info, token: opts.token, userAgent: kubeUserAgent('kube-scheduler', 'scheduler'), agent, recorder: opts.recorder, limit: new TokenBucket(50, 100) });
+  const client = createHollowClient({ info: opts.info, token: opts.token, userAgent: kubeUserAgent('kube-scheduler', 'scheduler'), agent, recorder: opts.recorder, limit: new TokenBucket(100, 100) });
   const errors: string[] = [];
   /** node name → pods assigned (bound here or seen assigned). */
   const load = new Map<string, number>();

@@ -263,7 +263,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           consistentReadsFromCache: options.featureGates.enabled('ConsistentListFromCache'),
         }) : undefined;
     const storeOf = new Map<ResourceDefinition, Store>();
-    for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind) : storage);
+    for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind, watchIndexOf(d)) : storage);
     const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name), fallback);
 
     const namespaceGetters = { cached: getterOf(def('', 'v1', 'namespaces'), true), live: cachedGetter(storage, (_ns, name) => keys.objectKey(storagePathOf(def('', 'v1', 'namespaces')), undefined, name), 'live') };
@@ -706,4 +706,10 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     await withTimeout(close(), 10_000).catch((err: unknown) => log.error('closing after a failed start', { error: String(err) }));
     throw e;
   }
+}
+
+/** The watch cache index of a stored resource (kube's TriggerFunc), when it has one. */
+function watchIndexOf(d: ResourceDefinition): ((obj: StoredObject) => string) | undefined {
+  const index = d.fieldSelector?.index;
+  return index ? (obj) => index.value(obj) : undefined;
 }

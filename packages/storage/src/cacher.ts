@@ -18,6 +18,7 @@ import { parseResourceVersion } from './resource-version.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import type { RawWatch } from './watch-mux.js';
 import { CacheWatcher, LazyEvents, type CacheEvent } from './cache-watcher.js';
+import { WatcherSet } from './watcher-set.js';
 
 export interface CacherOptions {
   etcd: EtcdStore;
@@ -33,6 +34,11 @@ export interface CacherOptions {
    * (plinth's ConsistentListFromCache gate, default true); false: they go to etcd.
    */
   consistentReadsFromCache?: boolean;
+  /**
+   * The resource's watch index (kube's TriggerFunc): the value of its index field in an object. A
+   * watch whose `indexValue` is set is offered only the events of objects with that value.
+   */
+  index?: (obj: StoredObject) => string;
   onError?: (msg: string, err: unknown) => void;
 }
 
@@ -72,7 +78,7 @@ export class Cacher implements Store, CachedBytes {
   #floor = 0;
   #history: CacheEvent[] = [];
   #historyHead = 0;
-  readonly #watchers = new Set<CacheWatcher>();
+  readonly #watchers: WatcherSet;
   #ready = false;
   #feed: RawWatch | undefined;
   #closed = false;
@@ -104,6 +110,7 @@ export class Cacher implements Store, CachedBytes {
     this.#historyLimit = opts.historyLimit ?? 10_000;
     this.#onError = opts.onError ?? (() => undefined);
     this.#consistentFromCache = opts.consistentReadsFromCache ?? true;
+    this.#watchers = new WatcherSet(opts.index);
   }
 
   /** It answers reads with its stored bytes itself. */
@@ -174,8 +181,7 @@ export class Cacher implements Store, CachedBytes {
     this.#ready = false;
     this.#feed = undefined;
     // Clients re-watch; those that resume from a version we no longer have go to etcd (or get 410).
-    for (const w of [...this.#watchers]) w.queue.end();
-    this.#watchers.clear();
+    this.#watchers.endAll();
     if (this.#closed) return;
     this.#onError(`watch cache ${this.#prefix}: etcd watch ended (${message}), resyncing`, undefined);
     void this.start();
@@ -203,7 +209,7 @@ export class Cacher implements Store, CachedBytes {
       }
       this.#rv = rev;
       this.#pushHistory(ce);
-      for (const w of this.#watchers) w.deliver(ce);
+      this.#watchers.deliver(ce);
     }
     this.#wake();
   }
@@ -417,8 +423,7 @@ export class Cacher implements Store, CachedBytes {
     this.#closed = true;
     this.#ready = false;
     this.#feed?.cancel();
-    for (const w of [...this.#watchers]) w.queue.end();
-    this.#watchers.clear();
+    this.#watchers.endAll();
   }
 
   // --- Store: reads ---------------------------------------------------------------------------
@@ -719,7 +724,7 @@ export class Cacher implements Store, CachedBytes {
       onStop: () => this.#watchers.delete(w),
       initial,
     });
-    this.#watchers.add(w);
+    this.#watchers.add(w, opts.indexValue);
     return w.queue;
   }
 

@@ -127,6 +127,11 @@ export interface WatchOptions {
   /** '' or '0': synthetic ADDED for current state, then changes; N: changes after N. */
   resourceVersion?: string;
   predicate?: Predicate;
+  /**
+   * The value the predicate requires of the watch cache's index field (see CacherOptions.index):
+   * the watch is offered only the events whose object had or has this value there.
+   */
+  indexValue?: string;
   /** Only this one key (a watch on a single object). */
   exactKey?: boolean;
   /**

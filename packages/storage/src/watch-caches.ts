@@ -2,6 +2,7 @@
  * The watch caches of one process: a Cacher per resource, the watch on `compact_rev_key` that
  * tells them what etcd has compacted, and the bookmark ticker.
  */
+import type { StoredObject } from '@plinth/api';
 import type { EtcdStore } from './etcd-store.js';
 import { Cacher } from './cacher.js';
 import { COMPACT_REV_KEY } from './compactor.js';
@@ -34,13 +35,14 @@ export class WatchCaches {
    * custom resource), it fills in the background; until it is ready its reads and watches go to
    * etcd, so it serves at once.
    */
-  add(prefix: string, apiVersion: string, kind: string): Cacher {
+  add(prefix: string, apiVersion: string, kind: string, index?: (obj: StoredObject) => string): Cacher {
     if (this.#stopped) throw new Error('watch caches are stopped');
     const c = new Cacher({
       etcd: this.#etcd,
       prefix,
       apiVersion,
       kind,
+      ...(index ? { index } : {}),
       ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
       ...(this.#opts.consistentReadsFromCache === false ? { consistentReadsFromCache: false } : {}),
     });

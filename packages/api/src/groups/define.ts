@@ -8,7 +8,7 @@
 import { deprecationWarning, type Deprecation, type KindDefinition, ResourceDefinition, ResourceStorage, ResourceStrategy, SubresourceDefinition, Verb, VersionConversion } from '../catalog.js';
 import { kindSchema } from '../kube-schema/definitions.js';
 import type { Schema } from '../schema.js';
-import { fieldLabels, type FieldSetSource } from '../selectors/fields.js';
+import { fieldLabels, type FieldSetSource, type WatchIndex } from '../selectors/fields.js';
 import type { TableDefinition } from '../tables.js';
 import type { StoredObject } from '../types.js';
 import { nameIsDNSSubdomain, type NameValidator } from '../validation.js';
@@ -59,6 +59,8 @@ export interface ResourceSpec extends KindSpec {
   fieldSelector?: {
     labels?: readonly string[] | Readonly<Record<string, string>>;
     fields?: (obj: FieldSetSource, out: Record<string, string>) => void;
+    /** See FieldSelectorDefinition.index. */
+    index?: WatchIndex;
   };
   /** A served version that is not the storage version (see VersionConversion). */
   conversion?: VersionConversion;
@@ -119,8 +121,8 @@ export function defineResource(spec: ResourceSpec): ResourceDefinition {
   };
   if (spec.table) def.table = spec.table;
   if (spec.fieldSelector) {
-    const { labels, fields } = spec.fieldSelector;
-    def.fieldSelector = { ...(labels ? { labels: fieldLabels(labels) } : {}), ...(fields ? { fields } : {}) };
+    const { labels, fields, index } = spec.fieldSelector;
+    def.fieldSelector = { ...(labels ? { labels: fieldLabels(labels) } : {}), ...(fields ? { fields } : {}), ...(index ? { index } : {}) };
   }
   if (spec.conversion) def.conversion = spec.conversion;
   if (spec.deprecation) def.deprecation = spec.deprecation;

@@ -167,7 +167,24 @@ export interface FieldSelectorDefinition {
   readonly labels?: ReadonlyMap<string, string>;
   /** Adds the resource's own selectable fields to the metadata fields (on the storage version). */
   readonly fields?: (obj: FieldSetSource, out: Record<string, string>) => void;
+  /**
+   * The field the watch cache indexes its watchers by (kube's TriggerFunc): a watch whose selector
+   * requires `field=v` is offered only the events whose object had or has `v` there, so an event
+   * costs the watchers it concerns, not every watcher (each kubelet watches its own pods and node).
+   */
+  readonly index?: WatchIndex;
 }
+
+/** A selectable field and how to read it off a stored object (see FieldSelectorDefinition.index). */
+export interface WatchIndex {
+  /** The field label, as the storage version names it. */
+  readonly field: string;
+  /** The field's value in `obj` ("" when absent), as the selectable field set has it. */
+  readonly value: (obj: FieldSetSource) => string;
+}
+
+/** kube's metadata.name trigger (nodes, configmaps, secrets). */
+export const NAME_WATCH_INDEX: WatchIndex = { field: 'metadata.name', value: (obj) => str(obj.metadata?.name) };
 
 /** What the field selector functions read of a resource definition. */
 export interface FieldSelectorTarget {

@@ -19,6 +19,8 @@ export {
   type FieldSelectorTarget,
   type FieldSetSource,
   type Fields,
+  type WatchIndex,
+  NAME_WATCH_INDEX,
   convertFieldLabel,
   convertFieldSelector,
   escapeFieldValue,

@@ -81,12 +81,14 @@ export function resourceVersionParam(query: URLSearchParams): string {
 
 export interface ParsedListOptions extends ListOptions {
   watch: boolean;
+  /** See WatchOptions.indexValue. */
+  indexValue?: string;
   timeoutSeconds?: number;
   allowWatchBookmarks: boolean;
 }
 
 /** Builds the selector predicate for a resource; 400 on a malformed or unsupported selector. */
-export function selectorPredicate(def: ResourceDefinition, query: URLSearchParams): { predicate?: Predicate; hasSelector: boolean } {
+export function selectorPredicate(def: ResourceDefinition, query: URLSearchParams): { predicate?: Predicate; hasSelector: boolean; indexValue?: string } {
   const ls = query.get('labelSelector') ?? '';
   const fs = query.get('fieldSelector') ?? '';
   if (!ls && !fs) return { hasSelector: false };
@@ -102,7 +104,11 @@ export function selectorPredicate(def: ResourceDefinition, query: URLSearchParam
     if (!lsel && !fsel) return { hasSelector: false };
     const predicate = (obj: StoredObject): boolean =>
       (!lsel || lsel.matches(obj.metadata.labels)) && (!fsel || fsel.matches(objectFieldSet(stored, obj)));
-    return { predicate, hasSelector: true };
+    // A watch the watch cache can file under its index value (kube's RequiresExactMatch of the
+    // trigger field): it is then offered only the events that may concern it.
+    const index = stored.fieldSelector?.index;
+    const indexValue = index && fsel ? fsel.requiresExactMatch(index.field) : undefined;
+    return { predicate, hasSelector: true, ...(indexValue !== undefined ? { indexValue } : {}) };
   } catch (e) {
     if (e instanceof SelectorParseError) throw badRequest(e.message);
     throw e;
@@ -126,7 +132,7 @@ export function parseListOptions(def: ResourceDefinition, query: URLSearchParams
   }
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
   if (cont && rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-  const { predicate, hasSelector } = selectorPredicate(def, query);
+  const { predicate, hasSelector, indexValue } = selectorPredicate(def, query);
   const out: ParsedListOptions = {
     resourceVersion: rv,
     resourceVersionMatch: match,
@@ -135,6 +141,7 @@ export function parseListOptions(def: ResourceDefinition, query: URLSearchParams
     allowWatchBookmarks: bm === 'true' || bm === '1',
   };
   if (predicate) out.predicate = predicate;
+  if (indexValue !== undefined) out.indexValue = indexValue;
   if (cont) out.continue = cont;
   if (limit !== undefined && limit > 0) out.limit = limit;
   if (timeoutSeconds !== undefined) out.timeoutSeconds = timeoutSeconds;

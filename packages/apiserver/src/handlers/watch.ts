@@ -128,7 +128,12 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   // kube transforms each event's object; a list form cannot be made of one, so kube's encoder
   // fails on the first event and the watch ends there (an ERROR event still goes out).
   const endAtFirstEvent = format.partial?.list === true;
-  const watchOpts = { resourceVersion: opts.resourceVersion ?? '', bookmarks: opts.allowWatchBookmarks, ...(opts.predicate ? { predicate: opts.predicate } : {}) };
+  const watchOpts = {
+    resourceVersion: opts.resourceVersion ?? '',
+    bookmarks: opts.allowWatchBookmarks,
+    ...(opts.predicate ? { predicate: opts.predicate } : {}),
+    ...(opts.indexValue !== undefined ? { indexValue: opts.indexValue } : {}),
+  };
   // The legacy /watch/.../<name> path watches one object.
   const watcher = await r.store.watch(r.scope, watchOpts, r.target.name || undefined);
   const { res } = r;

@@ -7,6 +7,7 @@ import { type FieldError, fieldErr } from '../../field-errors.js';
 import { age, col, countOf, nameColumn, ageColumn, type TableDefinition } from '../../tables.js';
 import { type StoredObject, isPlainObject } from '../../types.js';
 import { defineResource } from '../define.js';
+import { NAME_WATCH_INDEX } from '../../selectors/fields.js';
 import { MAX_SECRET_SIZE, isConfigMapKey } from './secrets.js';
 
 function bag(obj: StoredObject, key: 'data' | 'binaryData'): Record<string, unknown> {
@@ -86,4 +87,7 @@ export const configmaps = defineResource({
   description: 'A ConfigMap holds configuration data as keys and values for pods to consume.',
   strategy: configMapStrategy,
   table: configMapTable,
+  // kube's configmap.NameTriggerFunc: each kubelet watches the ConfigMaps its pods use by name
+  // (kube-root-ca.crt in every namespace with pods on the node).
+  fieldSelector: { index: NAME_WATCH_INDEX },
 });

@@ -11,6 +11,7 @@ import type { ResourceStrategy } from '../../catalog.js';
 import { age, ageColumn, col, fieldAt, nameColumn, type TableDefinition } from '../../tables.js';
 import type { StoredObject } from '../../types.js';
 import { defineResource } from '../define.js';
+import { NAME_WATCH_INDEX } from '../../selectors/fields.js';
 import { setDefaultsNode } from './defaults/node.js';
 import { dropDisabledNodeFields, validateNode, validateNodeUpdate } from './validation/node.js';
 
@@ -131,5 +132,7 @@ export const nodes = defineResource({
     fields: (obj, out) => {
       out['spec.unschedulable'] = String(fieldAt(obj, 'spec', 'unschedulable') === true);
     },
+    // kube's node.NameTriggerFunc: each kubelet watches its own Node by name.
+    index: NAME_WATCH_INDEX,
   },
 });

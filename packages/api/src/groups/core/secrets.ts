@@ -10,6 +10,7 @@ import { JsonNumberRangeError, parseJson } from '../../number-codec.js';
 import { age, ageColumn, col, countOf, nameColumn, type TableDefinition } from '../../tables.js';
 import { type StoredObject, isPlainObject } from '../../types.js';
 import { defineResource } from '../define.js';
+import { NAME_WATCH_INDEX } from '../../selectors/fields.js';
 import { isConfigMapKey } from './validation/basic.js';
 
 /** kube's `validation.IsConfigMapKey`. */
@@ -178,5 +179,7 @@ export const secrets = defineResource({
     fields: (obj, out) => {
       out['type'] = typeof obj['type'] === 'string' ? obj['type'] : '';
     },
+    // kube's secret.NameTriggerFunc: each kubelet watches the secrets its pods use by name.
+    index: NAME_WATCH_INDEX,
   },
 });

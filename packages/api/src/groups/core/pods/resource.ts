@@ -171,6 +171,8 @@ export const pods = defineResource({
       out['status.podIP'] = str(objects(status['podIPs'])[0]?.['ip']) || str(status['podIP']);
       out['status.nominatedNodeName'] = str(status['nominatedNodeName']);
     },
+    // kube's pod.NodeNameTriggerFunc: each kubelet watches the pods bound to it.
+    index: { field: 'spec.nodeName', value: (obj) => str(asObject(obj['spec'])?.['nodeName']) },
   },
 });
 
