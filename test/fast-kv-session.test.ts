@@ -102,6 +102,33 @@ async function whileStopped<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+// First: the tests after it stop and replace the member.
+test('a closed store lets its process exit, its watch stream cancelled (etcd holds a half-closed one open)', async () => {
+  const script = `
+    import { EtcdStore } from '@plinth/storage';
+    const store = new EtcdStore({ endpoints: [${JSON.stringify(endpoint)}] });
+    await store.watchFeed('/exit-test/', false, 1, { onEvents() {}, onCancel() {} });
+    await store.create('/exit-test/a', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+    await store.close();
+    process.stdout.write('closed\\n');
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  const code = await new Promise<number | string>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve('still running 15 s after close');
+    }, 15_000);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c ?? -1);
+    });
+  });
+  assert.equal(out, 'closed\n');
+  assert.equal(code, 0);
+});
+
 test('a dead idle connection: the next call PINGs, the unanswered PING drops the session, the read goes through etcd3 and the session is dialled again', async () => {
   const fb = countingFallback(client.kv);
   const fast = await fastKv(fb.kv, { mode: 'read' });
@@ -218,3 +245,4 @@ test('etcd with auth enabled: calls carry the token, answer as etcd3 does, and a
     authed.close();
   }
 });
+

@@ -70,8 +70,12 @@ export class WatchMux {
 
   close(): void {
     this.#closed = true;
-    this.#stream?.end();
+    const stream = this.#stream;
     this.#stream = undefined;
+    // Half-closing is not enough: etcd keeps a watch stream open until the client cancels it, and
+    // the open call would keep the process alive.
+    stream?.end();
+    stream?.cancel();
   }
 
   #sendCreate(stream: Duplex, reg: Registration): void {
