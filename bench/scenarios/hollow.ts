@@ -92,7 +92,12 @@ export async function hollowScenario(ctx: BenchContext): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (best && best.nodes === steps[0]) limit = `the largest size tried (N=${best.nodes}) held; larger sizes are not tried`;
+  if (best && best.nodes === steps[0]) {
+    // Nothing failed: name what came closest to its SLO (the resource that would limit first).
+    const tight = [...best.slos].sort((a, b) => b.p99 / b.thresholdS - a.p99 / a.thresholdS)[0];
+    const closest = tight ? `; closest to its SLO: ${tight.key} p99 ${tight.p99.toFixed(2)} s of ${tight.thresholdS} s` : '';
+    limit = `the largest size tried (N=${best.nodes}) held; larger sizes are not tried${closest}`;
+  }
   else if (!limit) limit = 'no size tried';
   const at = best ? `; at N=${best.nodes}: ${describe(best)}` : '';
   ctx.log(`hollow cluster: largest N within SLOs ${best?.nodes ?? 0}; limit: ${limit}${at}`);
