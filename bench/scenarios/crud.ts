@@ -282,7 +282,10 @@ async function crud(ctx: BenchContext, profile: ObjectProfile, f: FloorSides, N:
   pair('create c=32 throughput', 'create-c32', 'ops/s', ops, none);
   pairLegacy('create c=32 throughput', 'create-c32', 'ops/s', ops, atLeast(0.8));
   pair('create c=32 p50', 'create-c32', 'ms', p50, none);
-  pair('create c=32 p99', 'create-c32', 'ms', p99, atMost(1.5));
+  // Issue 28 §2 replaces this row's "≤ 1.5× raw etcd" by the floor row below (raw etcd's own p99
+  // misses it on this machine too: the wrong reference). Kept for information.
+  pair('create c=32 p99', 'create-c32', 'ms', p99, none);
+  ctx.rows[ctx.rows.length - 1]!.note = 'target replaced by "create c=32 p99 vs floor" (issue 28 §2)';
   // Issue 28 §2: create p99 against the floor doing the same create (one etcd txn) with the etcd
   // client plinth uses on its hot path (FastKV); the etcd3 floor beside it.
   pair('create c=32 p99 vs floor', 'create-c32', 'ms', p99, atMost(1.25), 'floor');
