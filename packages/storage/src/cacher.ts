@@ -133,6 +133,14 @@ export class Cacher implements Store, CachedBytes {
     return this.#ready;
   }
 
+  /**
+   * The revision whose state this cache holds (every event up to it applied), undefined while it
+   * does not serve reads: a list at resourceVersion 0 read at the same applied revision is the same.
+   */
+  get appliedRevision(): number | undefined {
+    return this.#ready ? this.#rv : undefined;
+  }
+
   stats(): CacherStats {
     return {
       objects: this.#objects.size,
