@@ -15,7 +15,7 @@ import type { Logger } from './log.js';
 import type { Handler } from './context.js';
 import { ResourceStore } from './registry/store.js';
 import { decodeAdmitted } from './registry/codec.js';
-import { createRevisionLists, type RevisionedStore } from './registry/revision-lists.js';
+import { createRevisionGets, createRevisionLists, type RevisionedStore } from './registry/revision-lists.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
@@ -278,8 +278,19 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       return cache ? revisionLists(cache, prefix) : (await storeOf.get(d)!.list(prefix, { resourceVersion: '0' })).items;
     };
     const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name), fallback);
+    // Admission's lookups of every pod (its namespace, its service account): the cache's object,
+    // reused while the cache's revision holds; a miss still falls back to a consistent read.
+    const revisionGets = createRevisionGets();
+    const memoGetterOf = (d: ResourceDefinition) => {
+      const cache = cacheOf.get(d);
+      const fallback = getterOf(d, true);
+      if (!cache) return fallback;
+      return async (namespace: string, name: string): Promise<StoredObject | undefined> =>
+        (await revisionGets(cache, keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name))) ?? fallback(namespace, name);
+    };
+    const memoGetters = new Map([def('', 'v1', 'namespaces'), def('', 'v1', 'serviceaccounts')].map((d) => [d, memoGetterOf(d)]));
 
-    const namespaceGetters = { cached: getterOf(def('', 'v1', 'namespaces'), true), live: cachedGetter(storage, (_ns, name) => keys.objectKey(storagePathOf(def('', 'v1', 'namespaces')), undefined, name), 'live') };
+    const namespaceGetters = { cached: memoGetters.get(def('', 'v1', 'namespaces'))!, live: cachedGetter(storage, (_ns, name) => keys.objectKey(storagePathOf(def('', 'v1', 'namespaces')), undefined, name), 'live') };
     const getNamespace = (ns: string, name: string, opts?: { live?: boolean }) => (opts?.live ? namespaceGetters.live : namespaceGetters.cached)(ns, name);
     // Webhook configurations as the watch cache has them (kube's informer-backed managers).
     const configurations = (plural: string) => (): Promise<StoredObject[]> => listAt0(def('admissionregistration.k8s.io', 'v1', plural), keys.collectionPrefix(plural));
@@ -337,7 +348,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       // by a quorum read, or (`fresh`) etcd itself.
       getObject: (group, version, plural, namespace, name, opts) => {
         const d = def(group, version, plural);
-        return (opts?.fresh ? cachedGetter(storage, (ns, n) => keys.objectKey(storagePathOf(d), d.namespaced ? ns : undefined, n), 'live') : getterOf(d, true))(namespace, name);
+        return (opts?.fresh ? cachedGetter(storage, (ns, n) => keys.objectKey(storagePathOf(d), d.namespaced ? ns : undefined, n), 'live') : (memoGetters.get(d) ?? getterOf(d, true)))(namespace, name);
       },
       defaultTolerationSeconds: { notReady: opts.defaultNotReadyTolerationSeconds, unreachable: opts.defaultUnreachableTolerationSeconds },
       mutatingWebhook: () =>

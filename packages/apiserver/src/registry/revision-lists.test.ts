@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredObject } from '@plinth/api';
-import type { ListOptions, ListResult } from '@plinth/storage';
-import { createRevisionLists, type RevisionedStore } from './revision-lists.js';
+import { StorageError, type GetOptions, type ListOptions, type ListResult } from '@plinth/storage';
+import { createRevisionGets, createRevisionLists, type RevisionedStore } from './revision-lists.js';
 
 /** A store whose list answers its current items and counts the lists it answered. */
-function fakeStore(items: StoredObject[], revision: number | undefined): RevisionedStore & { lists: number; items: StoredObject[]; appliedRevision: number | undefined } {
+function fakeStore(items: StoredObject[], revision: number | undefined): RevisionedStore & { lists: number; gets: number; items: StoredObject[]; appliedRevision: number | undefined } {
   const s = {
     lists: 0,
     items,
@@ -14,6 +14,14 @@ function fakeStore(items: StoredObject[], revision: number | undefined): Revisio
       assert.equal(opts?.resourceVersion, '0');
       s.lists++;
       return { items: [...s.items], resourceVersion: String(s.appliedRevision ?? 0), continue: '' };
+    },
+    gets: 0,
+    async get(key: string, opts?: GetOptions): Promise<StoredObject> {
+      assert.equal(opts?.resourceVersion, '0');
+      s.gets++;
+      const found = s.items.find((o) => key.endsWith(`/${o.metadata.name}`));
+      if (!found) throw new StorageError('NotFound', key, `key not found: ${key}`);
+      return found;
     },
   };
   return s;
@@ -55,5 +63,23 @@ describe('createRevisionLists', () => {
     const first = await lists(store, '/p/');
     first.push(obj('intruder'));
     assert.deepEqual((await lists(store, '/p/')).map((o) => o.metadata.name), ['x']);
+  });
+});
+
+describe('createRevisionGets', () => {
+  it('reuses an object found while the revision holds; a miss is asked again and answered undefined', async () => {
+    const gets = createRevisionGets();
+    const store = fakeStore([obj('x')], 3);
+    const first = await gets(store, '/registry/namespaces/x');
+    assert.equal(first?.metadata.name, 'x');
+    assert.equal(await gets(store, '/registry/namespaces/x'), first);
+    assert.equal(store.gets, 1);
+    assert.equal(await gets(store, '/registry/namespaces/y'), undefined);
+    assert.equal(await gets(store, '/registry/namespaces/y'), undefined);
+    assert.equal(store.gets, 3);
+    store.items = [{ ...obj('x'), metadata: { name: 'x', labels: { changed: 'yes' } } }];
+    store.appliedRevision = 4;
+    assert.deepEqual((await gets(store, '/registry/namespaces/x'))?.metadata.labels, { changed: 'yes' });
+    assert.equal(store.gets, 4);
   });
 });

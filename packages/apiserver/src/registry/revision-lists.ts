@@ -8,10 +8,10 @@
  * classes, webhook configurations), at most `maxEntries` of them.
  */
 import type { StoredObject } from '@plinth/api';
-import type { Store } from '@plinth/storage';
+import { isKeyNotFound, type Store } from '@plinth/storage';
 
 /** A store whose state is known by a revision (the watch cache), undefined while it has none. */
-export interface RevisionedStore extends Pick<Store, 'list'> {
+export interface RevisionedStore extends Pick<Store, 'list' | 'get'> {
   readonly appliedRevision: number | undefined;
 }
 
@@ -44,5 +44,33 @@ export function createRevisionLists(opts: RevisionListsOptions = {}): (store: Re
     if (kept.size >= maxEntries) kept.clear();
     kept.set(prefix, { store, revision, items: items.slice() });
     return items;
+  };
+}
+
+/**
+ * `get(store, key)`: the object at `key` at resourceVersion 0, or undefined when the cache has
+ * none; an object found is reused while the cache's applied revision holds (the cache keeps its
+ * decoded objects only weakly: a namespace or service account looked up for every pod was decoded
+ * again after each garbage collection). At most `maxEntries` kept.
+ */
+export function createRevisionGets(opts: { maxEntries?: number } = {}): (store: RevisionedStore, key: string) => Promise<StoredObject | undefined> {
+  const maxEntries = opts.maxEntries ?? 1024;
+  const kept = new Map<string, { store: RevisionedStore; revision: number; obj: StoredObject }>();
+  return async (store, key) => {
+    const revision = store.appliedRevision;
+    const hit = kept.get(key);
+    if (revision !== undefined && hit?.store === store && hit.revision === revision) return hit.obj;
+    let obj: StoredObject;
+    try {
+      obj = await store.get(key, { resourceVersion: '0' });
+    } catch (e) {
+      kept.delete(key);
+      if (isKeyNotFound(e)) return undefined;
+      throw e;
+    }
+    if (revision === undefined) return obj;
+    if (kept.size >= maxEntries) kept.clear();
+    kept.set(key, { store, revision, obj });
+    return obj;
   };
 }
