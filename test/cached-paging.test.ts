@@ -155,6 +155,48 @@ test('lists of namespaces stay exact while objects come and go in them and in a 
   }
 });
 
+test('a namespace list stays sorted and exact when names arrive out of order, between reads and deletes', async () => {
+  // A namespace read once keeps its key list in the cache; later creates append to it and the
+  // next read sorts it: names created in descending and interleaved order, deleted from the
+  // sorted part and from the appended tail, read unpaged and paged after each step.
+  const ns = 'cp-order';
+  const path = `/api/v1/namespaces/${ns}/serviceaccounts`;
+  assert.equal((await cached.client.post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const names = async (q = ''): Promise<string[]> => {
+    const out: string[] = [];
+    let cont = '';
+    do {
+      const r = await cached.client.get(`${path}?${q}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      assert.equal(r.status, 200, r.raw.toString());
+      out.push(...r.body.items.map((i: { metadata: { name: string } }) => i.metadata.name).filter((n: string) => n !== 'default'));
+      cont = r.body.metadata.continue ?? '';
+    } while (cont);
+    return out;
+  };
+  const expected = new Set<string>();
+  const check = async (step: string): Promise<void> => {
+    const want = [...expected].sort();
+    for (const q of ['', 'limit=2']) assert.deepEqual(await names(q), want, `${step} (${q || 'unpaged'})`);
+  };
+  await check('empty');
+  const steps: Array<['create' | 'delete', string]> = [
+    ['create', 'm'], ['create', 'z'], ['create', 'c'], ['create', 'b'], ['delete', 'z'], ['create', 'y'], ['create', 'a'],
+    ['delete', 'c'], ['create', 'c'], ['create', 'n'], ['delete', 'a'], ['delete', 'y'], ['create', 'd'],
+  ];
+  for (const [i, [op, name]] of steps.entries()) {
+    if (op === 'create') {
+      assert.equal((await cached.client.post(path, { metadata: { name } })).status, 201);
+      expected.add(name);
+    } else {
+      assert.equal((await cached.client.delete(`${path}/${name}`)).status, 200);
+      expected.delete(name);
+    }
+    // Reads after every other write: some writes land on a list sorted by the last read, some on its unsorted tail.
+    if (i % 2 === 1) await check(`after ${op} ${name}`);
+  }
+  await check('at the end');
+});
+
 test('a continue token at a revision etcd has not reached is answered as etcd answers it', async () => {
   const forged = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 999_999_999, start: 'sa-05' })).toString('base64url');
   const [fromCache, fromEtcd] = await Promise.all([cached, direct].map((p) => p.client.get(`${SA}?limit=5&continue=${forged}`)));

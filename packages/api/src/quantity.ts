@@ -320,6 +320,27 @@ const MAX_INT64_FACTORS = 18;
  * {@link decodeQuantity} for JSON values). Throws {@link QuantityParseError} with kube's message.
  */
 export function parseQuantity(str: string): Quantity {
+  const hit = PARSED.get(str);
+  if (hit) return hit;
+  const q = parseUncached(str);
+  if (str.length <= PARSED_MAX_LENGTH) {
+    if (PARSED.size >= PARSED_MAX) PARSED.clear();
+    PARSED.set(str, q);
+  }
+  return q;
+}
+
+/**
+ * Quantities parsed, by their text: the same few strings ('100m', '64Mi') come in every pod, each
+ * read several times per request (defaults, validation, LimitRanger, ResourceQuota), and a parse
+ * costs BigInt arithmetic. A Quantity is immutable, so one can be shared. Bounded in count and in
+ * text length; only quantities that parsed are kept.
+ */
+const PARSED = new Map<string, Quantity>();
+const PARSED_MAX = 4096;
+const PARSED_MAX_LENGTH = 40;
+
+function parseUncached(str: string): Quantity {
   if (str.length === 0) throw new QuantityParseError('FormatWrong');
   if (str === '0') return ZERO;
   const { positive, value, num, denom, suffix } = scanQuantity(str);
@@ -431,7 +452,7 @@ const GO_TRIM = new RegExp(`^[${GO_SPACE}]+|[${GO_SPACE}]+$`, 'g');
  * raw JSON text would. Throws {@link QuantityParseError}.
  */
 export function decodeQuantity(v: unknown): Quantity {
-  if (typeof v === 'string') return parseQuantity(v.replace(GO_TRIM, ''));
+  if (typeof v === 'string') return PARSED.get(v) ?? parseQuantity(v.replace(GO_TRIM, ''));
   if (typeof v === 'number' || typeof v === 'bigint') return parseQuantity(String(v));
   if (typeof v === 'symbol') return parseQuantity(v.description ?? '');
   if (v === null) return NULL_ZERO;

@@ -15,6 +15,7 @@ import type { Logger } from './log.js';
 import type { Handler } from './context.js';
 import { ResourceStore } from './registry/store.js';
 import { decodeAdmitted } from './registry/codec.js';
+import { createRevisionGets, createRevisionLists, type RevisionedStore } from './registry/revision-lists.js';
 import { ensureSelfSignedCert } from './certs.js';
 import { loadOrCreateAdminToken } from './kubeconfig.js';
 import { ensureSystemNamespaces, startNamespaceControllers } from './controllers/namespaces.js';
@@ -263,14 +264,36 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
           consistentReadsFromCache: options.featureGates.enabled('ConsistentListFromCache'),
         }) : undefined;
     const storeOf = new Map<ResourceDefinition, Store>();
-    for (const d of catalog.stored()) storeOf.set(d, watchCaches ? watchCaches.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind, watchIndexOf(d)) : storage);
+    /** The watch caches among them (none with --watch-cache=false). */
+    const cacheOf = new Map<ResourceDefinition, RevisionedStore>();
+    for (const d of catalog.stored()) {
+      const cache = watchCaches?.add(keys.collectionPrefix(storagePathOf(d)), apiVersionOf(d), d.kind, watchIndexOf(d));
+      storeOf.set(d, cache ?? storage);
+      if (cache) cacheOf.set(d, cache);
+    }
+    // Admission's informer listers: lists at resourceVersion 0, reused while the cache's revision holds.
+    const revisionLists = createRevisionLists();
+    const listAt0 = async (d: ResourceDefinition, prefix: string): Promise<StoredObject[]> => {
+      const cache = cacheOf.get(d);
+      return cache ? revisionLists(cache, prefix) : (await storeOf.get(d)!.list(prefix, { resourceVersion: '0' })).items;
+    };
     const getterOf = (d: ResourceDefinition, fallback: boolean) => cachedGetter(storeOf.get(d)!, (namespace, name) => keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name), fallback);
+    // Admission's lookups of every pod (its namespace, its service account): the cache's object,
+    // reused while the cache's revision holds; a miss still falls back to a consistent read.
+    const revisionGets = createRevisionGets();
+    const memoGetterOf = (d: ResourceDefinition) => {
+      const cache = cacheOf.get(d);
+      const fallback = getterOf(d, true);
+      if (!cache) return fallback;
+      return async (namespace: string, name: string): Promise<StoredObject | undefined> =>
+        (await revisionGets(cache, keys.objectKey(storagePathOf(d), d.namespaced ? namespace : undefined, name))) ?? fallback(namespace, name);
+    };
+    const memoGetters = new Map([def('', 'v1', 'namespaces'), def('', 'v1', 'serviceaccounts')].map((d) => [d, memoGetterOf(d)]));
 
-    const namespaceGetters = { cached: getterOf(def('', 'v1', 'namespaces'), true), live: cachedGetter(storage, (_ns, name) => keys.objectKey(storagePathOf(def('', 'v1', 'namespaces')), undefined, name), 'live') };
+    const namespaceGetters = { cached: memoGetters.get(def('', 'v1', 'namespaces'))!, live: cachedGetter(storage, (_ns, name) => keys.objectKey(storagePathOf(def('', 'v1', 'namespaces')), undefined, name), 'live') };
     const getNamespace = (ns: string, name: string, opts?: { live?: boolean }) => (opts?.live ? namespaceGetters.live : namespaceGetters.cached)(ns, name);
     // Webhook configurations as the watch cache has them (kube's informer-backed managers).
-    const configurations = (plural: string) => async (): Promise<StoredObject[]> =>
-      (await storeOf.get(def('admissionregistration.k8s.io', 'v1', plural))!.list(keys.collectionPrefix(plural), { resourceVersion: '0' })).items;
+    const configurations = (plural: string) => (): Promise<StoredObject[]> => listAt0(def('admissionregistration.k8s.io', 'v1', plural), keys.collectionPrefix(plural));
     const webhookDeps = {
       getNamespace: (name: string) => getNamespace('', name),
       // matchPolicy Equivalent: the catalog's served versions and groups of one storage.
@@ -280,7 +303,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
     };
     const admission = createAdmission(options.admissionPlugins, {
       getNamespace: (name, opts) => getNamespace('', name, opts),
-      listStorageClasses: async () => (await storeOf.get(def('storage.k8s.io', 'v1', 'storageclasses'))!.list(keys.collectionPrefix('storageclasses'), { resourceVersion: '0' })).items,
+      listStorageClasses: () => listAt0(def('storage.k8s.io', 'v1', 'storageclasses'), keys.collectionPrefix('storageclasses')),
       // The authorizer is built after the stores; admission runs only once it is.
       authorizeSigner: async (a) => (await authorizer!.authorize({ ...a, isResourceRequest: true, path: '', namespace: '', subresource: '' })).decision === 'allow',
       // The informer listers of the Priority, RuntimeClass and DefaultIngressClass plugins: the watch
@@ -288,7 +311,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       listObjects: async (group, version, plural, opts) => {
         const d = def(group, version, plural);
         const prefix = keys.collectionPrefix(storagePathOf(d), d.namespaced && opts?.namespace ? opts.namespace : undefined);
-        return (await storeOf.get(d)!.list(prefix, opts?.fresh ? {} : { resourceVersion: '0' })).items;
+        return opts?.fresh ? (await storeOf.get(d)!.list(prefix, {})).items : listAt0(d, prefix);
       },
       pluginConfig: (name) => options.admissionConfig.get(name),
       // NamespaceAutoProvision's loopback client (kube's runs as system:apiserver in system:masters).
@@ -311,7 +334,8 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       quotas: {
         list: async (namespace, fresh) => {
           const d = def('', 'v1', 'resourcequotas');
-          return (await storeOf.get(d)!.list(keys.collectionPrefix(storagePathOf(d), namespace), fresh ? {} : { resourceVersion: '0' })).items;
+          const prefix = keys.collectionPrefix(storagePathOf(d), namespace);
+          return fresh ? (await storeOf.get(d)!.list(prefix, {})).items : listAt0(d, prefix);
         },
         updateStatus: async (quota) => {
           const d = def('', 'v1', 'resourcequotas');
@@ -324,7 +348,7 @@ export async function buildConfig(options: CompletedOptions, log: Logger): Promi
       // by a quorum read, or (`fresh`) etcd itself.
       getObject: (group, version, plural, namespace, name, opts) => {
         const d = def(group, version, plural);
-        return (opts?.fresh ? cachedGetter(storage, (ns, n) => keys.objectKey(storagePathOf(d), d.namespaced ? ns : undefined, n), 'live') : getterOf(d, true))(namespace, name);
+        return (opts?.fresh ? cachedGetter(storage, (ns, n) => keys.objectKey(storagePathOf(d), d.namespaced ? ns : undefined, n), 'live') : (memoGetters.get(d) ?? getterOf(d, true)))(namespace, name);
       },
       defaultTolerationSeconds: { notReady: opts.defaultNotReadyTolerationSeconds, unreachable: opts.defaultUnreachableTolerationSeconds },
       mutatingWebhook: () =>

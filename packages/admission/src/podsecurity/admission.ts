@@ -64,6 +64,13 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     return rc !== '' && config.exemptions.runtimeClasses.has(rc);
   };
   const policyOf = (labels: Record<string, string> | undefined) => policyToEvaluate(labels, config.defaults);
+  /** A looked-up namespace's policy, read once per stored namespace object (those are never changed in place). */
+  const namespacePolicies = new WeakMap<StoredObject, ReturnType<typeof policyOf>>();
+  const policyOfNamespace = (ns: StoredObject): ReturnType<typeof policyOf> => {
+    let p = namespacePolicies.get(ns);
+    if (!p) namespacePolicies.set(ns, (p = policyOf(ns.metadata.labels)));
+    return p;
+  };
 
   /** PSA's EvaluatePod: enforce (pods only), then audit, then warn, each level evaluated once. */
   function evaluate(attrs: AdmissionAttributes, policy: Policy, policyErrors: string, pod: PodView, enforce: boolean): Outcome {
@@ -123,7 +130,7 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
       const e = internalError(`failed to lookup namespace ${attrs.namespace}`);
       return { error: e, annotations: { error: `${e.message}: namespaces "${attrs.namespace}" not found` } };
     }
-    const { policy, errors } = policyOf(ns.metadata.labels);
+    const { policy, errors } = policyOfNamespace(ns);
     if (errors.length === 0 && policy.enforce.level === 'privileged' && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') {
       record.evaluation('allow', policy.enforce, 'enforce', attrs);
       // PSA names latest here whatever the pinned version (its shared privileged response).
@@ -144,7 +151,7 @@ export function createPodSecurity(deps: PodSecurityDeps): AdmissionPlugin {
       record.error(true, attrs);
       return { annotations: { error: `failed to lookup namespace ${attrs.namespace}: namespaces "${attrs.namespace}" not found` } };
     }
-    const { policy, errors } = policyOf(ns.metadata.labels);
+    const { policy, errors } = policyOfNamespace(ns);
     if (errors.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return ALLOW;
     const template = podTemplateOf(attrs.resource.group, attrs.resource.plural, attrs.object!);
     if (!template) return ALLOW;

@@ -14,9 +14,9 @@
 import { internalError, isStatusError, StatusError, type StoredObject } from '@plinth/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../interfaces.js';
 import { admissionForbidden } from '../forbidden.js';
-import { createEvaluatorRegistry, isIgnoredResource, quotaMatches, quotaScopes, type Evaluator, type ScopeRequirement } from './evaluators.js';
+import { createEvaluatorRegistry, isIgnoredResource, quotaFacts, quotaMatches, type Evaluator, type ScopeRequirement } from './evaluators.js';
 import type { LimitedResource } from './config.js';
-import { add, lessThanOrEqual, mask, negatives, prettyPrint, prettyPrintNames, readList, removeZeros, subtractNonNegative, writeList, type ResourceList } from './resources.js';
+import { add, lessThanOrEqual, mask, negatives, prettyPrint, prettyPrintNames, removeZeros, subtractNonNegative, writeList, type ResourceList } from './resources.js';
 
 /** How the plugin reads and writes ResourceQuotas. */
 export interface QuotaAccess {
@@ -58,11 +58,10 @@ const RETRIES = 3;
 /** Quotas remembered as last written (kube keeps 100; a replica here may serve many namespaces). */
 const RECENT_MAX = 1000;
 
-const stateOf = (obj: StoredObject): QuotaState => ({
-  obj,
-  hard: readList((obj['status'] as Record<string, unknown> | undefined)?.['hard']),
-  used: readList((obj['status'] as Record<string, unknown> | undefined)?.['used']),
-});
+const stateOf = (obj: StoredObject): QuotaState => {
+  const { hard, used } = quotaFacts(obj);
+  return { obj, hard, used };
+};
 
 const rvOf = (o: StoredObject): bigint => {
   try {
@@ -84,7 +83,7 @@ export function checkRequest(quotas: readonly QuotaState[], attrs: AdmissionAttr
   const covered = new Set<string>();
   const coveredScopes: ScopeRequirement[] = [];
   quotas.forEach((q, i) => {
-    coveredScopes.push(...evaluator.matchingScopes(obj, quotaScopes(q.obj)));
+    coveredScopes.push(...evaluator.matchingScopes(obj, quotaFacts(q.obj).scopes));
     if (!quotaMatches(evaluator, q.obj, obj)) return;
     const restricted = evaluator.matchingResources(Object.keys(q.hard));
     const why = evaluator.constraints(restricted, obj);
@@ -197,8 +196,8 @@ export function createResourceQuota(access: QuotaAccess, opts: ResourceQuotaOpti
     for (let i = 0; i < quotas.length; i++) {
       const q = quotas[i]!;
       if (q === original[i] || sameUsage(q.used, original[i]!.used)) continue;
-      const next = structuredClone(q.obj);
-      next['status'] = { ...(next['status'] as Record<string, unknown>), used: writeList(q.used) };
+      // The store's update works on its own copy of what it is given: a new status over the stored quota is enough.
+      const next: StoredObject = { ...q.obj, status: { ...(q.obj['status'] as Record<string, unknown>), used: writeList(q.used) } };
       try {
         const stored = await access.updateStatus(next);
         const key = `${stored.metadata.namespace}/${stored.metadata.name}`;

@@ -57,11 +57,32 @@ export function quotaScopes(quota: StoredObject): ScopeRequirement[] {
   return out;
 }
 
+/** What the check reads of a stored quota, decoded once per stored object (a request charges the same quota objects many times). */
+interface QuotaFacts {
+  hard: ResourceList;
+  used: ResourceList;
+  scopes: ScopeRequirement[];
+}
+
+/** Stored quotas are never changed in place (a write stores a new object): their facts can be kept beside them. */
+const factsCache = new WeakMap<StoredObject, QuotaFacts>();
+
+/** A stored quota's `status.hard`, `status.used` and scopes, decoded once per object. Callers must not change them. */
+export function quotaFacts(quota: StoredObject): QuotaFacts {
+  let facts = factsCache.get(quota);
+  if (!facts) {
+    const status = quota['status'];
+    facts = { hard: readList(field(status, 'hard')), used: readList(field(status, 'used')), scopes: quotaScopes(quota) };
+    factsCache.set(quota, facts);
+  }
+  return facts;
+}
+
 /** kube's generic.Matches: the quota's status.hard names a resource of the evaluator and the object is in every scope. */
 export function quotaMatches(e: Evaluator, quota: StoredObject, obj: StoredObject): boolean {
-  const hard = Object.keys(readList(field(quota['status'], 'hard')));
-  if (e.matchingResources(hard).length === 0) return false;
-  return quotaScopes(quota).every((s) => e.matchesScope(s, obj));
+  const { hard, scopes } = quotaFacts(quota);
+  if (e.matchingResources(Object.keys(hard)).length === 0) return false;
+  return scopes.every((s) => e.matchesScope(s, obj));
 }
 
 const intersect = (names: readonly string[], known: ReadonlySet<string>): string[] => names.filter((n) => known.has(n));
