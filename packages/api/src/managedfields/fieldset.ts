@@ -253,6 +253,8 @@ interface ChildNode {
 export class FieldSet {
   readonly #members = new Map<string, PathElement>();
   readonly #children = new Map<string, ChildNode>();
+  /** The FieldsV1 JSON text of a set decoded through the cache (DECODED), which never changes. */
+  #v1: string | undefined;
 
   static empty(): FieldSet {
     return new FieldSet();
@@ -346,8 +348,21 @@ export class FieldSet {
     return out;
   }
 
+  /** The same members (a walk of both sets: no encoding). */
   equals(o: FieldSet): boolean {
-    return this.isEmpty() && o.isEmpty() ? true : serializeKey(this) === serializeKey(o);
+    if (this === o) return true;
+    if (this.#members.size !== o.#members.size) return false;
+    for (const k of this.#members.keys()) if (!o.#members.has(k)) return false;
+    // Empty children are no members (the encoding leaves them out).
+    let children = 0;
+    for (const [k, n] of this.#children) {
+      if (n.set.isEmpty()) continue;
+      children++;
+      const other = o.#children.get(k);
+      if (!other || !n.set.equals(other.set)) return false;
+    }
+    for (const n of o.#children.values()) if (!n.set.isEmpty()) children--;
+    return children === 0;
   }
 
   #addChild(k: string, pe: PathElement, set: FieldSet): void {
@@ -373,15 +388,27 @@ export class FieldSet {
     return out;
   }
 
-  /** The FieldsV1 object (fieldpath/serialize.go `ToJSON`). */
+  /** The FieldsV1 object (fieldpath/serialize.go `ToJSON`): a new object on every call. */
   toFieldsV1(): Record<string, unknown> {
-    return emit(this, false);
+    return this.#v1 !== undefined ? (JSON.parse(this.#v1) as Record<string, unknown>) : emit(this, false);
   }
 
   /** Parses a FieldsV1 object (fieldpath/serialize.go `FromJSON`). Throws FieldsV1Error. */
   static fromFieldsV1(v: unknown): FieldSet {
     if (!isPlainObject(v)) throw new FieldsV1Error('expected object');
-    return readV1(v).children ?? new FieldSet();
+    // Every update decodes the live object's entries again, and objects written the same way
+    // (a controller's, a tool's) carry the same FieldsV1: decode each text once. Sets are never
+    // changed once built (operations return new ones), so one instance serves every reader.
+    const text = v1Text(v);
+    const known = text === undefined ? undefined : DECODED.get(text);
+    if (known) return known;
+    const set = readV1(v).children ?? new FieldSet();
+    if (text !== undefined) {
+      if (DECODED.size >= DECODED_MAX) DECODED.clear();
+      set.#v1 = JSON.stringify(emit(set, false));
+      DECODED.set(text, set);
+    }
+    return set;
   }
 
   /** Internal access for the encoder. */
@@ -400,9 +427,28 @@ export class FieldSet {
   }
 }
 
-function serializeKey(s: FieldSet): string {
-  return JSON.stringify(s.toFieldsV1());
+/** Decoded FieldsV1 by their JSON text (bounded: emptied when full). */
+const DECODED = new Map<string, FieldSet>();
+const DECODED_MAX = 512;
+
+/**
+ * The JSON text of a FieldsV1 object when it holds nothing but nested plain objects (what a
+ * well-formed one is), else undefined: anything else is left to readV1 and its errors.
+ */
+function v1Text(v: Record<string, unknown>): string | undefined {
+  const plain = (o: Record<string, unknown>, depth: number): boolean => {
+    if (depth > V1_TEXT_MAX_DEPTH) return false;
+    for (const k in o) {
+      if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+      const x = o[k];
+      if (!isPlainObject(x) || !plain(x, depth + 1)) return false;
+    }
+    return true;
+  };
+  return plain(v, 1) ? JSON.stringify(v) : undefined;
 }
+/** Deeper FieldsV1 are decoded without the cache (readV1 applies the depth limit). */
+const V1_TEXT_MAX_DEPTH = 64;
 
 function emit(s: FieldSet, includeSelf: boolean, depth = 1): Record<string, unknown> {
   checkDepth(depth, 'managedFields');

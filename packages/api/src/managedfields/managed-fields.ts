@@ -82,6 +82,11 @@ export interface ApplyOptions {
 export interface Managed {
   sets: ManagerSets;
   times: Map<string, string>;
+  /**
+   * The sets as decoded, before any change: an entry whose fields end up the same is encoded from
+   * its decoded set (FieldSet keeps the FieldsV1 of a decoded set) instead of afresh.
+   */
+  readonly decoded?: ReadonlyMap<string, FieldSet>;
 }
 
 const CURRENT_OPERATION = 'current-operation';
@@ -106,7 +111,8 @@ function parseId(id: string): { manager: string; operation: string; subresource:
 
 /** kube's `DecodeManagedFields`. Throws an Error on an invalid entry. */
 export function decodeManagedFields(entries: unknown): Managed {
-  const managed: Managed = { sets: new Map(), times: new Map() };
+  const decoded = new Map<string, FieldSet>();
+  const managed: Managed = { sets: new Map(), times: new Map(), decoded };
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
   entries.forEach((raw, i) => {
@@ -122,6 +128,7 @@ export function decodeManagedFields(entries: unknown): Managed {
       throw new Error(`error decoding versioned set from entry ${i}: ${err instanceof Error ? err.message : String(err)}`);
     }
     managed.sets.set(id, { set, apiVersion: e.apiVersion ?? '', applied: e.operation === 'Apply' });
+    decoded.set(id, set);
     if (e.time) managed.times.set(id, e.time);
     else managed.times.delete(id);
   });
@@ -139,7 +146,8 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
     const time = managed.times.get(id);
     if (time) e.time = time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = vs.set.toFieldsV1();
+    const was = managed.decoded?.get(id);
+    e.fieldsV1 = (was && was.equals(vs.set) ? was : vs.set).toFieldsV1();
     if (subresource) e.subresource = subresource;
     out.push(e);
   }
