@@ -5,7 +5,7 @@
  */
 import { stringifyJson, type StoredObject } from '@plinth/api';
 import { decodeObject } from './object-codec.js';
-import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
+import { cutItemJson, cutJson, cutOf, typeAndMetadataJson, withResourceVersion } from './object-json.js';
 
 /**
  * Defaulting on read (a CRD schema's defaults): the object itself when no default applies, else a
@@ -59,6 +59,18 @@ export class CachedObject {
       this.#ref = new WeakRef(obj);
     }
     return obj;
+  }
+
+  /**
+   * The object with only apiVersion, kind and metadata (kube's PartialObjectMetadata), for readers
+   * of metadata only (the garbage collector's monitors): the decoded object when someone holds
+   * it, else only those members decoded (a new object: the caller's own).
+   */
+  partialObject(): StoredObject {
+    const obj = this.#ref?.deref();
+    if (obj) return obj;
+    const json = typeAndMetadataJson(this.text);
+    return json === undefined ? this.object() : decodeObject(json, this.rev);
   }
 
   /**

@@ -775,6 +775,7 @@ function objectEvent(type: ObjectEvent['type'], c: CachedObject, size?: number):
     get object(): StoredObject {
       return c.object();
     },
+    partialObject: () => c.partialObject(),
     ...(size === undefined ? {} : { size }),
   };
 }

@@ -113,6 +113,11 @@ export interface ObjectEvent {
   object: StoredObject;
   /** The object's stored size in bytes, when known: what a queued event is charged. */
   size?: number;
+  /**
+   * The object with only apiVersion, kind and metadata (kube's PartialObjectMetadata), cheaper
+   * than `object` where the store decodes on demand (the watch cache); absent elsewhere.
+   */
+  partialObject?(): StoredObject;
 }
 
 /** The last event of a watch that failed (e.g. Compacted: its start is older than etcd's history). */

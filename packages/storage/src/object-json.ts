@@ -124,6 +124,27 @@ export function withResourceVersion(text: string, rv: string, drop?: readonly st
 }
 
 /**
+ * The object's apiVersion, kind and metadata alone, as the JSON of an object (kube's
+ * PartialObjectMetadata): what a reader of metadata only decodes instead of the whole object.
+ * Undefined when the text is not a compact JSON object with a metadata object.
+ */
+export function typeAndMetadataJson(text: string): string | undefined {
+  const top = membersOf(text, 0, text.length);
+  if (!top) return undefined;
+  let out = '';
+  let meta = false;
+  for (const m of top) {
+    if (m.key !== 'apiVersion' && m.key !== 'kind' && m.key !== 'metadata') continue;
+    if (m.key === 'metadata') {
+      if (text.charCodeAt(m.valueStart) !== LBRACE) return undefined;
+      meta = true;
+    }
+    out += (out ? ',' : '{') + text.slice(m.start, m.end);
+  }
+  return meta ? `${out}}` : undefined;
+}
+
+/**
  * Where withResourceVersion(text, rv) and withResourceVersion(text, rv, drop) can be cut from
  * `text` without scanning it again: the end of the metadata object (`}` at metaEnd - 1), and the
  * start of the first member kept when `drop` is dropped, packed as metaEnd * 2^16 + keptFrom.
