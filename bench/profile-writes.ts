@@ -6,7 +6,7 @@
  *
  *   node bench/dist/profile-writes.js deploy|cm create|update [N] [warm-up]
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { startBenchEtcd } from './lib/etcd.js';
 import { ensureNamespace, startPlinth } from './lib/plinth.js';
 
@@ -70,8 +70,15 @@ if (op === 'update') {
 }
 const cpu0 = cpuUs();
 const t0 = Date.now();
+// PROFILE_OUT=file: a CPU profile of the first PROFILE_SECONDS (default 4) of the measured part,
+// from plinth's /debug/pprof/profile.
+const out = process.env['PROFILE_OUT'];
+const profiled = out
+  ? client.request('GET', `/debug/pprof/profile?seconds=${process.env['PROFILE_SECONDS'] ?? '4'}`).then((r) => writeFileSync(out, r.body))
+  : undefined;
 await run('m-', N, op === 'create' ? create : update);
 const ms = Date.now() - t0;
+await profiled;
 console.log(`${kind} ${op}: ${((N / ms) * 1000).toFixed(0)} ops/s, plinth cpu ${((cpuUs() - cpu0) / N).toFixed(0)} µs/op`);
 await plinth.stop();
 await etcd.stop();

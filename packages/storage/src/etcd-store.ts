@@ -13,6 +13,7 @@ import type {
   ListResult,
   Preconditions,
   Store,
+  StoredState,
   UpdateFunc,
   UpdateOptions,
   WatchOptions,
@@ -76,10 +77,7 @@ export interface ListJson {
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
-interface RawState {
-  data: Buffer;
-  modRevision: number;
-}
+type RawState = StoredState;
 
 /** etcd's default `--max-request-bytes`. */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -319,8 +317,8 @@ export class EtcdStore implements Store {
     // A suggested current state (the watch cache's copy) saves the read. It may be stale: a txn
     // on it fails and answers with the real state; anything else it makes us conclude (no change,
     // a failed precondition or tryUpdate) is re-checked against etcd first, as kube does.
-    let fromSuggestion = !!opts.suggestion;
-    let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
+    let fromSuggestion = !!(opts.suggestedState ?? opts.suggestion);
+    let state = opts.suggestedState ?? (opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0));
     const refresh = async (): Promise<void> => {
       fromSuggestion = false;
       state = await this.#rangeOne(k, 0);
@@ -391,8 +389,8 @@ export class EtcdStore implements Store {
 
   async #delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
-    let fromSuggestion = !!opts.suggestion;
-    let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
+    let fromSuggestion = !!(opts.suggestedState ?? opts.suggestion);
+    let state = opts.suggestedState ?? (opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0));
     for (;;) {
       let current: StoredObject;
       try {

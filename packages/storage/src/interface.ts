@@ -90,6 +90,8 @@ export interface UpdateOptions {
   dryRun?: boolean;
   /** The caller's guess at the current object (e.g. from a cache); verified by the write's txn. */
   suggestion?: StoredObject;
+  /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
+  suggestedState?: StoredState;
   /** As CreateOptions.ttlSeconds: a written update gets a fresh lease (a skipped write keeps the old). */
   ttlSeconds?: number;
   /** As CreateOptions.guardKey, for a write that creates the key (ignoreNotFound). */
@@ -103,6 +105,14 @@ export interface DeleteOptions {
   dryRun?: boolean;
   /** The caller's guess at the current object (e.g. from a cache); verified by the delete's txn. */
   suggestion?: StoredObject;
+  /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
+  suggestedState?: StoredState;
+}
+
+/** An object as etcd holds it: the stored bytes (no resourceVersion) and their mod revision. */
+export interface StoredState {
+  data: Buffer;
+  modRevision: number;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
