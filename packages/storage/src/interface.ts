@@ -124,8 +124,9 @@ export interface ObjectEvent {
   /** The object's stored size in bytes, when known: what a queued event is charged. */
   size?: number;
   /**
-   * The object with only apiVersion, kind and metadata (kube's PartialObjectMetadata), cheaper
-   * than `object` where the store decodes on demand (the watch cache); absent elsewhere.
+   * The object with only apiVersion, kind and metadata (kube's PartialObjectMetadata; its
+   * managedFields may be left out), cheaper than `object` where the store decodes on demand (the
+   * watch cache); absent elsewhere.
    */
   partialObject?(): StoredObject;
 }

@@ -83,6 +83,10 @@ test('partialObject: apiVersion, kind and metadata alone (PartialObjectMetadata)
   assert.equal(typeAndMetadataJson(text), JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: stored.metadata }));
   const partial = new CachedObject(text, 7, text.length).partialObject();
   assert.deepEqual(partial, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { ...stored.metadata, resourceVersion: '7' } });
+  // managedFields are left out (no metadata reader needs them).
+  const managed = JSON.stringify({ ...stored, metadata: { name: 'web', managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': {} } }], uid: 'u1' } });
+  assert.equal(typeAndMetadataJson(managed, ['managedFields']), '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","uid":"u1"}}');
+  assert.deepEqual(new CachedObject(managed, 8, 1).partialObject().metadata, { name: 'web', uid: 'u1', resourceVersion: '8' });
   // Each call is the caller's own object.
   const c = new CachedObject(text, 7, text.length);
   assert.notEqual(c.partialObject(), c.partialObject());

@@ -33,8 +33,9 @@ export interface InformerOptions {
   types?: readonly WatchEventType[];
   /**
    * Only metadata is read (kube's metadata informers, e.g. the garbage collector's): watch events
-   * hand onObject the object with apiVersion, kind and metadata alone where the store can decode
-   * just those (the watch cache), so the rest of every changed object is not decoded for nothing.
+   * hand onObject the object with apiVersion, kind and metadata alone (without managedFields)
+   * where the store can decode just those (the watch cache), so the rest of every changed object
+   * is not decoded for nothing.
    */
   metadataOnly?: boolean;
   /** Called when a list or watch fails (before the retry), e.g. to count sync errors. */
