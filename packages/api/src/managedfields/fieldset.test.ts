@@ -149,6 +149,22 @@ describe('decoding the same FieldsV1 again', () => {
     assert.throws(() => FieldSet.fromFieldsV1({ 'f:spec': { 'f:replicas': [] } }), /expected object for "f:replicas"/);
   });
 
+  it('knows a FieldsV1 by its members in any order, and only by all of them', () => {
+    const first = FieldSet.fromFieldsV1(structuredClone(v1));
+    const reordered = { 'f:spec': { 'f:replicas': {}, 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { 'f:port': {}, '.': {} } } }, 'f:metadata': { 'f:labels': { 'f:app': {}, '.': {} } } };
+    assert.equal(FieldSet.fromFieldsV1(reordered), first);
+    const other = structuredClone(v1) as Record<string, Record<string, unknown>>;
+    other['f:spec']!['f:paused'] = {};
+    const set = FieldSet.fromFieldsV1(other);
+    assert.notEqual(set, first);
+    assert.ok(set.has(pathOf('spec', 'paused')) && !first.has(pathOf('spec', 'paused')));
+    const fewer = structuredClone(v1) as Record<string, Record<string, unknown>>;
+    delete fewer['f:spec']!['f:replicas'];
+    assert.ok(!FieldSet.fromFieldsV1(fewer).has(pathOf('spec', 'replicas')));
+    // A member that is no object is the decoder's error, whatever was decoded before.
+    assert.throws(() => FieldSet.fromFieldsV1({ ...structuredClone(v1), 'f:spec': { 'f:replicas': true } }), /expected object/);
+  });
+
   it('compares sets by membership (empty children are no members)', () => {
     const x = FieldSet.fromFieldsV1(v1);
     const y = FieldSet.fromPaths(x.paths());

@@ -399,14 +399,21 @@ export class FieldSet {
     // Every update decodes the live object's entries again, and objects written the same way
     // (a controller's, a tool's) carry the same FieldsV1: decode each text once. Sets are never
     // changed once built (operations return new ones), so one instance serves every reader.
-    const text = v1Text(v);
-    const known = text === undefined ? undefined : DECODED.get(text);
-    if (known) return known;
+    const hash = shapeHash(v, 1);
+    const candidates = hash === undefined ? undefined : DECODED.get(hash);
+    if (candidates) for (const c of candidates) if (sameShape(c.v1, v)) return c.set;
     const set = readV1(v).children ?? new FieldSet();
-    if (text !== undefined) {
-      if (DECODED.size >= DECODED_MAX) DECODED.clear();
+    if (hash !== undefined) {
+      if (decodedCount >= DECODED_MAX) {
+        DECODED.clear();
+        decodedCount = 0;
+      }
       set.#v1 = JSON.stringify(emit(set, false));
-      DECODED.set(text, set);
+      // Compared with later ones: a copy (the caller's object may change later).
+      const entry = { v1: JSON.parse(JSON.stringify(v)) as Record<string, unknown>, set };
+      if (candidates) candidates.push(entry);
+      else DECODED.set(hash, [entry]);
+      decodedCount++;
     }
     return set;
   }
@@ -427,28 +434,51 @@ export class FieldSet {
   }
 }
 
-/** Decoded FieldsV1 by their JSON text (bounded: emptied when full). */
-const DECODED = new Map<string, FieldSet>();
+/**
+ * Decoded FieldsV1 by a hash of their members (names and nesting, in any order: a set has no
+ * order), each with (a copy of) the FieldsV1 it was decoded from, compared member by member on a
+ * hit. Bounded: emptied when full.
+ */
+const DECODED = new Map<number, Array<{ v1: Record<string, unknown>; set: FieldSet }>>();
 const DECODED_MAX = 512;
+let decodedCount = 0;
+/** Deeper FieldsV1 are decoded without the cache (readV1 applies the depth limit). */
+const SHAPE_MAX_DEPTH = 64;
 
 /**
- * The JSON text of a FieldsV1 object when it holds nothing but nested plain objects (what a
- * well-formed one is), else undefined: anything else is left to readV1 and its errors.
+ * A hash of a FieldsV1 object's members, independent of their order; undefined unless it holds
+ * nothing but nested plain objects (what a well-formed one is): anything else is left to readV1
+ * and its errors.
  */
-function v1Text(v: Record<string, unknown>): string | undefined {
-  const plain = (o: Record<string, unknown>, depth: number): boolean => {
-    if (depth > V1_TEXT_MAX_DEPTH) return false;
-    for (const k in o) {
-      if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
-      const x = o[k];
-      if (!isPlainObject(x) || !plain(x, depth + 1)) return false;
-    }
-    return true;
-  };
-  return plain(v, 1) ? JSON.stringify(v) : undefined;
+function shapeHash(o: Record<string, unknown>, depth: number): number | undefined {
+  if (depth > SHAPE_MAX_DEPTH) return undefined;
+  let h = 0;
+  let n = 0;
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    const x = o[k];
+    if (!isPlainObject(x)) return undefined;
+    const sub = shapeHash(x, depth + 1);
+    if (sub === undefined) return undefined;
+    const kh = Math.imul(k.length, 31) + Math.imul(k.charCodeAt(2) | 0, 7) + (k.charCodeAt(k.length - 1) | 0);
+    h = (h + Math.imul(kh ^ sub, 0x9e3779b1)) | 0;
+    n++;
+  }
+  return (h + Math.imul(n, 0x85ebca6b)) | 0;
 }
-/** Deeper FieldsV1 are decoded without the cache (readV1 applies the depth limit). */
-const V1_TEXT_MAX_DEPTH = 64;
+
+/** The same members, nested alike (order aside); `b` is known to hold only plain objects. */
+function sameShape(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let n = 0;
+  for (const k in b) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) continue;
+    if (!Object.prototype.hasOwnProperty.call(a, k)) return false;
+    if (!sameShape(a[k] as Record<string, unknown>, b[k] as Record<string, unknown>)) return false;
+    n++;
+  }
+  for (const k in a) if (Object.prototype.hasOwnProperty.call(a, k)) n--;
+  return n === 0;
+}
 
 function emit(s: FieldSet, includeSelf: boolean, depth = 1): Record<string, unknown> {
   checkDepth(depth, 'managedFields');
