@@ -413,7 +413,7 @@ export class Cacher implements Store, CachedBytes {
   #suggestedState(key: string, opts: UpdateOptions | DeleteOptions): StoredState | undefined {
     if (!this.#ready || opts.suggestion || opts.suggestedState) return undefined;
     const c = this.#objects.get(key);
-    return c ? { data: Buffer.from(c.text, 'utf8'), modRevision: c.rev } : undefined;
+    return c ? { data: c.text, modRevision: c.rev } : undefined;
   }
 
   currentRevision(): Promise<number> {

@@ -339,7 +339,7 @@ export class EtcdStore implements Store {
       const { data, text, stored } = encodeForWrite(next);
       this.#checkSize(k, data);
       // "Unchanged" is by content, not bytes: key order may differ (kube's typed encoding fixes it).
-      if (state && current && (data.equals(state.data) || sameContent(next, current))) {
+      if (state && current && ((typeof state.data === 'string' ? text === state.data : data.equals(state.data)) || sameContent(next, current))) {
         if (fromSuggestion) {
           await refresh();
           continue;

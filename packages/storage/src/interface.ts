@@ -109,9 +109,12 @@ export interface DeleteOptions {
   suggestedState?: StoredState;
 }
 
-/** An object as etcd holds it: the stored bytes (no resourceVersion) and their mod revision. */
+/**
+ * An object as etcd holds it: the stored bytes (no resourceVersion; or their UTF-8 text, as the
+ * watch cache keeps them) and their mod revision.
+ */
 export interface StoredState {
-  data: Buffer;
+  data: Buffer | string;
   modRevision: number;
 }
 
