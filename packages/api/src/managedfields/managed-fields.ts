@@ -68,6 +68,11 @@ export interface UpdateOptions {
   /** RFC 3339 time stamped on the manager's entry when it changed something. */
   time: string;
   subresource?: string;
+  /**
+   * `next` is the caller's own (e.g. a create's freshly decoded body): its managedFields are set
+   * on it and it is returned, instead of a deep copy.
+   */
+  inPlace?: boolean;
 }
 
 export interface ApplyOptions {
@@ -242,16 +247,18 @@ export class FieldManager {
         managed = decodeLive();
       }
     }
-    const out = withoutManagedFields(next);
+    const out = opts.inPlace ? next : withoutManagedFields(next);
+    // Compared: `out` without managedFields (a view of it when they are still on it).
+    const compared = opts.inPlace ? viewWithoutManagedFields(out) : out;
     // Only read (compared): a view without managedFields, sharing everything else with live.
     const liveClean = live ? viewWithoutManagedFields(live) : this.#empty;
     const liveUid = isPlainObject(live?.['metadata']) ? live['metadata']['uid'] : undefined;
-    if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return out;
+    if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return setManagedFields(out, []);
     try {
       const id = managerIdentifier(opts.manager || 'unknown', 'Update', opts.apiVersion, opts.subresource);
-      this.#trackUpdate(liveClean, out, managed, id, opts.apiVersion, opts.time);
+      this.#trackUpdate(liveClean, compared, managed, id, opts.apiVersion, opts.time);
     } catch (e) {
-      if (e instanceof TypedError) return out;
+      if (e instanceof TypedError) return setManagedFields(out, []);
       throw e;
     }
     return setManagedFields(out, encodeManagedFields(managed));
