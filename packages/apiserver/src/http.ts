@@ -11,8 +11,10 @@ import {
   requestEntityTooLarge,
   scanJsonText,
   stringifyJson,
+  isPlainObject,
   type ParseJsonOptions,
   type Status,
+  type StoredObject,
 } from '@plinth/api';
 import type { YamlParseOptions } from './yaml.js';
 import { parseYamlOffLoop } from './yaml-off-loop.js';
@@ -22,6 +24,7 @@ import { decodeProtobuf, encodeProtobuf, ProtobufDecodeError, ProtobufUnsupporte
 import { splitRequestTarget } from './request-info.js';
 import { auditResponseObject } from './audit/filter.js';
 import { deadlineOf } from './context.js';
+import { writtenJson } from '@plinth/storage';
 
 /** The query of a request, parsed from its raw target (for writers that run outside the chain). */
 function queryOf(req: IncomingMessage): URLSearchParams {
@@ -233,7 +236,13 @@ export function isPretty(query: URLSearchParams, req: IncomingMessage): boolean 
 export function encode(obj: unknown, format: ResponseFormat, pretty: boolean): string | Buffer {
   if (format.encoding === 'protobuf') return encodeProtobuf(obj as Record<string, unknown>);
   if (format.encoding === 'yaml') return yamlStringify(obj);
-  return `${stringifyJson(obj, pretty ? 2 : undefined)}\n`;
+  // The object a write just stored: its JSON is the bytes written, with the resourceVersion.
+  const written = pretty || !isStoredObject(obj) ? undefined : writtenJson(obj);
+  return `${written ?? stringifyJson(obj, pretty ? 2 : undefined)}\n`;
+}
+
+function isStoredObject(v: unknown): v is StoredObject {
+  return typeof v === 'object' && v !== null && isPlainObject((v as { metadata?: unknown }).metadata);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { stringifyJson, type StoredObject } from '@plinth/api';
 import { decodeObject } from './object-codec.js';
-import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
+import { cutItemJson, cutJson, cutOf, typeAndMetadataJson, withResourceVersion } from './object-json.js';
 
 /**
  * Defaulting on read (a CRD schema's defaults): the object itself when no default applies, else a
@@ -15,6 +15,8 @@ export type ReadDefaults = (obj: StoredObject) => StoredObject;
 
 /** Top-level members list items omit (kube's typed lists carry no apiVersion/kind on items). */
 const TYPE_META = ['apiVersion', 'kind'] as const;
+/** What partialObject leaves out of metadata. */
+const MANAGED_FIELDS = ['managedFields'] as const;
 /** #plain: not servable as bytes. */
 const NOT_PLAIN = -1;
 /** #plain: servable, through the scanner (no cut). */
@@ -59,6 +61,19 @@ export class CachedObject {
       this.#ref = new WeakRef(obj);
     }
     return obj;
+  }
+
+  /**
+   * The object with only apiVersion, kind and metadata (kube's PartialObjectMetadata), for readers
+   * of metadata only (the garbage collector's monitors): the decoded object when someone holds
+   * it, else only those members decoded, without metadata.managedFields (often most of the
+   * metadata, and read by no such reader) — a new object: the caller's own.
+   */
+  partialObject(): StoredObject {
+    const obj = this.#ref?.deref();
+    if (obj) return obj;
+    const json = typeAndMetadataJson(this.text, MANAGED_FIELDS);
+    return json === undefined ? this.object() : decodeObject(json, this.rev);
   }
 
   /**

@@ -13,6 +13,7 @@ import type {
   ListResult,
   Preconditions,
   Store,
+  StoredState,
   UpdateFunc,
   UpdateOptions,
   WatchOptions,
@@ -23,7 +24,7 @@ import type {
 import { StorageError, isEtcdFutureRevError, isEtcdTooLargeError } from './errors.js';
 import { prefixEnd } from './keys.js';
 import { WatchMux, type RawWatch, type RawWatchHandlers } from './watch-mux.js';
-import { decodeObject, encodeObject, sameContent, writtenObject } from './object-codec.js';
+import { decodeObject, encodeForWrite, encodeObject, sameContent, writtenObject } from './object-codec.js';
 import { CachedObject, type ReadDefaults } from './cached-object.js';
 import { DEFAULT_WATCHER_LIMITS, QueueWatcher, type WatcherLimits } from './watcher.js';
 import { parseResourceVersion } from './resource-version.js';
@@ -37,7 +38,7 @@ import { GuardedWrite } from './guarded-write.js';
 import { ListReader } from './etcd-list-reader.js';
 import { observeSince } from './etcd-instrumentation.js';
 
-export { decodeObject, encodeObject } from './object-codec.js';
+export { decodeObject, encodeObject, writtenJson } from './object-codec.js';
 export { isCutCall, isUnsentCall } from './etcd-transport.js';
 export { TOO_LARGE_WAIT_MS } from './etcd-quorum-reads.js';
 
@@ -76,10 +77,7 @@ export interface ListJson {
 }
 
 /** Stored bytes and mod revision of a key as read from etcd. */
-interface RawState {
-  data: Buffer;
-  modRevision: number;
-}
+type RawState = StoredState;
 
 /** etcd's default `--max-request-bytes`. */
 export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -207,7 +205,7 @@ export class EtcdStore implements Store {
   }
 
   async #create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
-    const data = encodeObject(obj);
+    const { data, text } = encodeForWrite(obj);
     const k = Buffer.from(key);
     this.#checkSize(k, data);
     if (opts.dryRun) {
@@ -223,11 +221,11 @@ export class EtcdStore implements Store {
         success: [{ request_put: { key: k, value: data, ...lease } }],
         failure: [{ request_range: { key: k } }, ...(guard ? [guard.range()] : [])],
       });
-      if (res.succeeded) return writtenObject(obj, Number(res.header.revision));
+      if (res.succeeded) return writtenObject(obj, Number(res.header.revision), text);
       // After a cut attempt, a key holding exactly these bytes (a new uid and timestamp among
       // them) is this create, applied by the cut attempt.
       const kv = res.responses[0]?.response_range?.kvs[0];
-      if (cut && kv?.value.equals(data)) return writtenObject(obj, Number(kv.mod_revision));
+      if (cut && kv?.value.equals(data)) return writtenObject(obj, Number(kv.mod_revision), text);
       if (kv || !guard) throw new StorageError('KeyExists', key, `key exists: ${key}`);
       // The key is free: the guard key moved. Its recheck refuses, or the create goes again.
       await guard.moved(res.responses[1]?.response_range?.kvs[0]);
@@ -319,8 +317,8 @@ export class EtcdStore implements Store {
     // A suggested current state (the watch cache's copy) saves the read. It may be stale: a txn
     // on it fails and answers with the real state; anything else it makes us conclude (no change,
     // a failed precondition or tryUpdate) is re-checked against etcd first, as kube does.
-    let fromSuggestion = !!opts.suggestion;
-    let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
+    let fromSuggestion = !!(opts.suggestedState ?? opts.suggestion);
+    let state = opts.suggestedState ?? (opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0));
     const refresh = async (): Promise<void> => {
       fromSuggestion = false;
       state = await this.#rangeOne(k, 0);
@@ -338,10 +336,10 @@ export class EtcdStore implements Store {
         await refresh();
         continue;
       }
-      const data = encodeObject(next);
+      const { data, text, stored } = encodeForWrite(next);
       this.#checkSize(k, data);
       // "Unchanged" is by content, not bytes: key order may differ (kube's typed encoding fixes it).
-      if (state && current && (data.equals(state.data) || sameContent(next, current))) {
+      if (state && current && ((typeof state.data === 'string' ? text === state.data : data.equals(state.data)) || sameContent(next, current))) {
         if (fromSuggestion) {
           await refresh();
           continue;
@@ -369,10 +367,12 @@ export class EtcdStore implements Store {
         success: [{ request_put: { key: k, value: data, ...lease } }],
         failure: [{ request_range: { key: k } }, ...(guarded ? [guarded.range()] : [])],
       });
-      if (res.succeeded) return writtenObject(next, Number(res.header.revision));
+      // The object answered is the one stored, its resourceVersion added (last in metadata, as
+      // reads from the watch cache's bytes have it).
+      if (res.succeeded) return writtenObject(stored, Number(res.header.revision), text);
       const kv = res.responses[0]?.response_range?.kvs[0];
       // After a cut attempt, the key holding exactly these bytes is this update, applied by it.
-      if (cut && kv?.value.equals(data)) return writtenObject(next, Number(kv.mod_revision));
+      if (cut && kv?.value.equals(data)) return writtenObject(stored, Number(kv.mod_revision), text);
       if (guarded && !kv) await guarded.moved(res.responses[1]?.response_range?.kvs[0]);
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;
@@ -391,8 +391,8 @@ export class EtcdStore implements Store {
 
   async #delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
     const k = Buffer.from(key);
-    let fromSuggestion = !!opts.suggestion;
-    let state = opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0);
+    let fromSuggestion = !!(opts.suggestedState ?? opts.suggestion);
+    let state = opts.suggestedState ?? (opts.suggestion ? stateOf(opts.suggestion) : await this.#rangeOne(k, 0));
     for (;;) {
       let current: StoredObject;
       try {

@@ -2,7 +2,7 @@ export * from './interface.js';
 export * from './errors.js';
 export * from './keys.js';
 export * from './continue.js';
-export { EtcdStore, type EtcdStoreOptions, encodeObject, decodeObject, isCutCall, isUnsentCall } from './etcd-store.js';
+export { EtcdStore, type EtcdStoreOptions, encodeObject, decodeObject, writtenJson, isCutCall, isUnsentCall } from './etcd-store.js';
 export { parseResourceVersion, InvalidResourceVersionError } from './resource-version.js';
 export { startEmbeddedEtcd, freePort, DataDirInUseError, type EmbeddedEtcd, type EmbeddedEtcdOptions, type EtcdClientTLS } from './embedded-etcd.js';
 export { Cacher, type CacherOptions, type CacherStats } from './cacher.js';

@@ -90,6 +90,8 @@ export interface UpdateOptions {
   dryRun?: boolean;
   /** The caller's guess at the current object (e.g. from a cache); verified by the write's txn. */
   suggestion?: StoredObject;
+  /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
+  suggestedState?: StoredState;
   /** As CreateOptions.ttlSeconds: a written update gets a fresh lease (a skipped write keeps the old). */
   ttlSeconds?: number;
   /** As CreateOptions.guardKey, for a write that creates the key (ignoreNotFound). */
@@ -103,6 +105,17 @@ export interface DeleteOptions {
   dryRun?: boolean;
   /** The caller's guess at the current object (e.g. from a cache); verified by the delete's txn. */
   suggestion?: StoredObject;
+  /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
+  suggestedState?: StoredState;
+}
+
+/**
+ * An object as etcd holds it: the stored bytes (no resourceVersion; or their UTF-8 text, as the
+ * watch cache keeps them) and their mod revision.
+ */
+export interface StoredState {
+  data: Buffer | string;
+  modRevision: number;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -113,6 +126,12 @@ export interface ObjectEvent {
   object: StoredObject;
   /** The object's stored size in bytes, when known: what a queued event is charged. */
   size?: number;
+  /**
+   * The object with only apiVersion, kind and metadata (kube's PartialObjectMetadata; its
+   * managedFields may be left out), cheaper than `object` where the store decodes on demand (the
+   * watch cache); absent elsewhere.
+   */
+  partialObject?(): StoredObject;
 }
 
 /** The last event of a watch that failed (e.g. Compacted: its start is older than etcd's history). */

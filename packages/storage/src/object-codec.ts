@@ -3,14 +3,46 @@
  * Numbers are kube's: int64 values above 2^53 are BigInts, written and read back exactly.
  */
 import { jsonEqual, parseStoredJson, stringifyJson, type StoredObject } from '@plinth/api';
+import { withResourceVersion } from './object-json.js';
 
 /** Serializes an object for storage: resourceVersion is never stored (it is the mod_revision). */
 export function encodeObject(obj: StoredObject): Buffer {
-  if (obj.metadata.resourceVersion === undefined) return Buffer.from(stringifyJson(obj));
-  // A copy without it (the object may be shared, e.g. with the watch cache: never changed here).
-  const { resourceVersion: _rv, ...metadata } = obj.metadata;
-  return Buffer.from(stringifyJson({ ...obj, metadata }));
+  return encodeForWrite(obj).data;
 }
+
+/** An object as a write stores it: the bytes, their text, and the object they encode. */
+export interface EncodedObject {
+  data: Buffer;
+  text: string;
+  /** The object without metadata.resourceVersion (`obj` itself when it had none). */
+  stored: StoredObject;
+}
+
+/** encodeObject, keeping the text and the object encoded for writtenObject. */
+export function encodeForWrite(obj: StoredObject): EncodedObject {
+  let stored = obj;
+  if (obj.metadata.resourceVersion !== undefined) {
+    // A copy without it (the object may be shared, e.g. with the watch cache: never changed here).
+    const { resourceVersion: _rv, ...metadata } = obj.metadata;
+    stored = { ...obj, metadata };
+  }
+  const text = stringifyJson(stored);
+  return { data: Buffer.from(text), text, stored };
+}
+
+/** What writtenJson needs to know an object is still as a write returned it. */
+interface Written {
+  text: string;
+  rv: string;
+  metadata: object;
+  apiVersion: unknown;
+  kind: unknown;
+  members: number;
+  metadataMembers: number;
+}
+
+/** The stored text of each object a write returned (weakly: for as long as the caller holds it). */
+const WRITTEN = new WeakMap<StoredObject, Written>();
 
 export function decodeObject(data: Buffer | string, revision: number): StoredObject {
   const obj = parseStoredJson(typeof data === 'string' ? data : data.toString('utf8')) as StoredObject;
@@ -22,9 +54,32 @@ export function decodeObject(data: Buffer | string, revision: number): StoredObj
 /**
  * What a write returns: the object just written (its JSON is the stored bytes) with the write's
  * resourceVersion — instead of decoding the bytes again. Shallow copies: `obj` is not changed.
+ * Given `text` (stringifyJson of `obj`, the bytes written), writtenJson answers the returned
+ * object's JSON from it.
  */
-export function writtenObject(obj: StoredObject, revision: number): StoredObject {
-  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
+export function writtenObject(obj: StoredObject, revision: number, text?: string): StoredObject {
+  const rv = String(revision);
+  const metadata = { ...obj.metadata, resourceVersion: rv };
+  const out = { ...obj, metadata };
+  if (text !== undefined && obj.metadata.resourceVersion === undefined) {
+    WRITTEN.set(out, { text, rv, metadata, apiVersion: out.apiVersion, kind: out.kind, members: Object.keys(out).length, metadataMembers: Object.keys(metadata).length });
+  }
+  return out;
+}
+
+/**
+ * stringifyJson of an object a write returned, cut from the bytes written (the resourceVersion
+ * added as writtenObject adds it) instead of encoding the object a second time; undefined for
+ * any other object, or one whose type, metadata or members were changed since (then the caller
+ * encodes it). A write's result is not changed deeper than that: the registry hands it on as is.
+ */
+export function writtenJson(obj: StoredObject): string | undefined {
+  const w = WRITTEN.get(obj);
+  if (!w) return undefined;
+  const meta = obj.metadata;
+  if (meta !== w.metadata || meta.resourceVersion !== w.rv || obj.apiVersion !== w.apiVersion || obj.kind !== w.kind) return undefined;
+  if (Object.keys(obj).length !== w.members || Object.keys(meta).length !== w.metadataMembers) return undefined;
+  return withResourceVersion(w.text, w.rv);
 }
 
 /** Deep equality of two decoded objects, ignoring key order and metadata.resourceVersion. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutItemJson, cutJson, cutOf, withResourceVersion } from './object-json.js';
+import { cutItemJson, cutJson, cutOf, typeAndMetadataJson, withResourceVersion } from './object-json.js';
 import { decodeObject } from './object-codec.js';
 import { CachedObject } from './cached-object.js';
 
@@ -75,4 +75,27 @@ test('CachedObject serves bytes only when they equal the general encoding', () =
   assert.equal(new CachedObject(canonical, 1, 1).json('v2', 'X'), undefined);
   const noType = JSON.stringify({ metadata: { name: 'a' } });
   assert.equal(new CachedObject(noType, 1, 1).json('v1', 'X'), undefined);
+});
+
+test('partialObject: apiVersion, kind and metadata alone (PartialObjectMetadata), the whole object where it is decoded or odd', () => {
+  const stored = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'a', uid: 'u1', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u0' }], finalizers: ['x/y'] }, spec: { replicas: 2, template: { metadata: { name: '"metadata":{' } } }, status: {} };
+  const text = JSON.stringify(stored);
+  assert.equal(typeAndMetadataJson(text), JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: stored.metadata }));
+  const partial = new CachedObject(text, 7, text.length).partialObject();
+  assert.deepEqual(partial, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { ...stored.metadata, resourceVersion: '7' } });
+  // managedFields are left out (no metadata reader needs them).
+  const managed = JSON.stringify({ ...stored, metadata: { name: 'web', managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': {} } }], uid: 'u1' } });
+  assert.equal(typeAndMetadataJson(managed, ['managedFields']), '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","uid":"u1"}}');
+  assert.deepEqual(new CachedObject(managed, 8, 1).partialObject().metadata, { name: 'web', uid: 'u1', resourceVersion: '8' });
+  // Each call is the caller's own object.
+  const c = new CachedObject(text, 7, text.length);
+  assert.notEqual(c.partialObject(), c.partialObject());
+  // Someone holds the decoded object: that one, nothing decoded again.
+  const whole = c.object();
+  assert.equal(c.partialObject(), whole);
+  // Text the scanner does not take (whitespace, no metadata object): the whole object.
+  const spaced = JSON.stringify(stored, null, 1);
+  assert.equal(typeAndMetadataJson(spaced), undefined);
+  assert.deepEqual(new CachedObject(spaced, 3, 1).partialObject(), { ...stored, metadata: { ...stored.metadata, resourceVersion: '3' } });
+  assert.equal(typeAndMetadataJson(JSON.stringify({ apiVersion: 'v1', kind: 'X', metadata: 'm' })), undefined);
 });

@@ -124,6 +124,35 @@ export function withResourceVersion(text: string, rv: string, drop?: readonly st
 }
 
 /**
+ * The object's apiVersion, kind and metadata alone, as the JSON of an object (kube's
+ * PartialObjectMetadata), metadata without the members named in `dropMeta`: what a reader of
+ * metadata only decodes instead of the whole object. Undefined when the text is not a compact
+ * JSON object with a metadata object.
+ */
+export function typeAndMetadataJson(text: string, dropMeta: readonly string[] = []): string | undefined {
+  const top = membersOf(text, 0, text.length);
+  if (!top) return undefined;
+  let out = '';
+  let meta = false;
+  for (const m of top) {
+    if (m.key !== 'apiVersion' && m.key !== 'kind' && m.key !== 'metadata') continue;
+    let member = text.slice(m.start, m.end);
+    if (m.key === 'metadata') {
+      const fields = membersOf(text, m.valueStart, m.end);
+      if (!fields) return undefined;
+      meta = true;
+      if (dropMeta.length > 0 && fields.some((f) => dropMeta.includes(f.key))) {
+        let kept = '';
+        for (const f of fields) if (!dropMeta.includes(f.key)) kept += (kept ? ',' : '') + text.slice(f.start, f.end);
+        member = `"metadata":{${kept}}`;
+      }
+    }
+    out += (out ? ',' : '{') + member;
+  }
+  return meta ? `${out}}` : undefined;
+}
+
+/**
  * Where withResourceVersion(text, rv) and withResourceVersion(text, rv, drop) can be cut from
  * `text` without scanning it again: the end of the metadata object (`}` at metaEnd - 1), and the
  * start of the first member kept when `drop` is dropped, packed as metaEnd * 2^16 + keptFrom.

@@ -126,6 +126,55 @@ describe('set operations and paths', () => {
   });
 });
 
+describe('decoding the same FieldsV1 again', () => {
+  const v1 = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } }, 'f:replicas': {} } };
+
+  it('gives the one decoded set, whose encoding is a new canonical object each time', () => {
+    const first = FieldSet.fromFieldsV1(structuredClone(v1));
+    const again = FieldSet.fromFieldsV1(structuredClone(v1));
+    assert.equal(again, first, 'a text decoded before is not decoded again');
+    const out = again.toFieldsV1();
+    assert.deepEqual(out, v1);
+    assert.notEqual(again.toFieldsV1(), out, 'every caller gets its own object');
+    (out['f:spec'] as Record<string, unknown>)['f:template'] = {};
+    assert.deepEqual(again.toFieldsV1(), v1, 'changing an encoding changes no set');
+  });
+
+  it('encodes a set decoded from a non-canonical text canonically, and still rejects bad ones', () => {
+    const reordered = { 'f:spec': { 'f:replicas': {}, 'f:ports': { 'k:{"protocol":"TCP","port":81}': { 'f:port': {}, '.': {} } } } };
+    const set = FieldSet.fromFieldsV1(reordered);
+    assert.deepEqual(JSON.stringify(set.toFieldsV1()), JSON.stringify({ 'f:spec': { 'f:ports': { 'k:{"port":81,"protocol":"TCP"}': { '.': {}, 'f:port': {} } }, 'f:replicas': {} } }));
+    assert.equal(FieldSet.fromFieldsV1(structuredClone(reordered)).toFieldsV1()['f:spec'] !== undefined, true);
+    assert.throws(() => FieldSet.fromFieldsV1({ 'f:spec': { 'f:replicas': 1 } }), /expected object for "f:replicas"/);
+    assert.throws(() => FieldSet.fromFieldsV1({ 'f:spec': { 'f:replicas': [] } }), /expected object for "f:replicas"/);
+  });
+
+  it('knows a FieldsV1 by its members in any order, and only by all of them', () => {
+    const first = FieldSet.fromFieldsV1(structuredClone(v1));
+    const reordered = { 'f:spec': { 'f:replicas': {}, 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { 'f:port': {}, '.': {} } } }, 'f:metadata': { 'f:labels': { 'f:app': {}, '.': {} } } };
+    assert.equal(FieldSet.fromFieldsV1(reordered), first);
+    const other = structuredClone(v1) as Record<string, Record<string, unknown>>;
+    other['f:spec']!['f:paused'] = {};
+    const set = FieldSet.fromFieldsV1(other);
+    assert.notEqual(set, first);
+    assert.ok(set.has(pathOf('spec', 'paused')) && !first.has(pathOf('spec', 'paused')));
+    const fewer = structuredClone(v1) as Record<string, Record<string, unknown>>;
+    delete fewer['f:spec']!['f:replicas'];
+    assert.ok(!FieldSet.fromFieldsV1(fewer).has(pathOf('spec', 'replicas')));
+    // A member that is no object is the decoder's error, whatever was decoded before.
+    assert.throws(() => FieldSet.fromFieldsV1({ ...structuredClone(v1), 'f:spec': { 'f:replicas': true } }), /expected object/);
+  });
+
+  it('compares sets by membership (empty children are no members)', () => {
+    const x = FieldSet.fromFieldsV1(v1);
+    const y = FieldSet.fromPaths(x.paths());
+    assert.notEqual(y, x);
+    assert.ok(y.equals(x) && x.equals(y));
+    assert.ok(!x.equals(y.difference(FieldSet.fromPaths([pathOf('spec', 'replicas')]))));
+    assert.ok(FieldSet.fromPaths([pathOf('a', 'b')]).difference(FieldSet.fromPaths([pathOf('a', 'b')])).equals(FieldSet.empty()));
+  });
+});
+
 describe('RemoveItems', () => {
   it('removes map-list items, set items and map keys', () => {
     const ts = new TypedSchema(serviceaccounts.schema, defs);

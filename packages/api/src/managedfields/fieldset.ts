@@ -253,6 +253,8 @@ interface ChildNode {
 export class FieldSet {
   readonly #members = new Map<string, PathElement>();
   readonly #children = new Map<string, ChildNode>();
+  /** The FieldsV1 JSON text of a set decoded through the cache (DECODED), which never changes. */
+  #v1: string | undefined;
 
   static empty(): FieldSet {
     return new FieldSet();
@@ -346,8 +348,21 @@ export class FieldSet {
     return out;
   }
 
+  /** The same members (a walk of both sets: no encoding). */
   equals(o: FieldSet): boolean {
-    return this.isEmpty() && o.isEmpty() ? true : serializeKey(this) === serializeKey(o);
+    if (this === o) return true;
+    if (this.#members.size !== o.#members.size) return false;
+    for (const k of this.#members.keys()) if (!o.#members.has(k)) return false;
+    // Empty children are no members (the encoding leaves them out).
+    let children = 0;
+    for (const [k, n] of this.#children) {
+      if (n.set.isEmpty()) continue;
+      children++;
+      const other = o.#children.get(k);
+      if (!other || !n.set.equals(other.set)) return false;
+    }
+    for (const n of o.#children.values()) if (!n.set.isEmpty()) children--;
+    return children === 0;
   }
 
   #addChild(k: string, pe: PathElement, set: FieldSet): void {
@@ -373,15 +388,34 @@ export class FieldSet {
     return out;
   }
 
-  /** The FieldsV1 object (fieldpath/serialize.go `ToJSON`). */
+  /** The FieldsV1 object (fieldpath/serialize.go `ToJSON`): a new object on every call. */
   toFieldsV1(): Record<string, unknown> {
-    return emit(this, false);
+    return this.#v1 !== undefined ? (JSON.parse(this.#v1) as Record<string, unknown>) : emit(this, false);
   }
 
   /** Parses a FieldsV1 object (fieldpath/serialize.go `FromJSON`). Throws FieldsV1Error. */
   static fromFieldsV1(v: unknown): FieldSet {
     if (!isPlainObject(v)) throw new FieldsV1Error('expected object');
-    return readV1(v).children ?? new FieldSet();
+    // Every update decodes the live object's entries again, and objects written the same way
+    // (a controller's, a tool's) carry the same FieldsV1: decode each text once. Sets are never
+    // changed once built (operations return new ones), so one instance serves every reader.
+    const hash = shapeHash(v, 1);
+    const candidates = hash === undefined ? undefined : DECODED.get(hash);
+    if (candidates) for (const c of candidates) if (sameShape(c.v1, v)) return c.set;
+    const set = readV1(v).children ?? new FieldSet();
+    if (hash !== undefined) {
+      if (decodedCount >= DECODED_MAX) {
+        DECODED.clear();
+        decodedCount = 0;
+      }
+      set.#v1 = JSON.stringify(emit(set, false));
+      // Compared with later ones: a copy (the caller's object may change later).
+      const entry = { v1: JSON.parse(JSON.stringify(v)) as Record<string, unknown>, set };
+      if (candidates) candidates.push(entry);
+      else DECODED.set(hash, [entry]);
+      decodedCount++;
+    }
+    return set;
   }
 
   /** Internal access for the encoder. */
@@ -400,8 +434,50 @@ export class FieldSet {
   }
 }
 
-function serializeKey(s: FieldSet): string {
-  return JSON.stringify(s.toFieldsV1());
+/**
+ * Decoded FieldsV1 by a hash of their members (names and nesting, in any order: a set has no
+ * order), each with (a copy of) the FieldsV1 it was decoded from, compared member by member on a
+ * hit. Bounded: emptied when full.
+ */
+const DECODED = new Map<number, Array<{ v1: Record<string, unknown>; set: FieldSet }>>();
+const DECODED_MAX = 512;
+let decodedCount = 0;
+/** Deeper FieldsV1 are decoded without the cache (readV1 applies the depth limit). */
+const SHAPE_MAX_DEPTH = 64;
+
+/**
+ * A hash of a FieldsV1 object's members, independent of their order; undefined unless it holds
+ * nothing but nested plain objects (what a well-formed one is): anything else is left to readV1
+ * and its errors.
+ */
+function shapeHash(o: Record<string, unknown>, depth: number): number | undefined {
+  if (depth > SHAPE_MAX_DEPTH) return undefined;
+  let h = 0;
+  let n = 0;
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    const x = o[k];
+    if (!isPlainObject(x)) return undefined;
+    const sub = shapeHash(x, depth + 1);
+    if (sub === undefined) return undefined;
+    const kh = Math.imul(k.length, 31) + Math.imul(k.charCodeAt(2) | 0, 7) + (k.charCodeAt(k.length - 1) | 0);
+    h = (h + Math.imul(kh ^ sub, 0x9e3779b1)) | 0;
+    n++;
+  }
+  return (h + Math.imul(n, 0x85ebca6b)) | 0;
+}
+
+/** The same members, nested alike (order aside); `b` is known to hold only plain objects. */
+function sameShape(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  let n = 0;
+  for (const k in b) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) continue;
+    if (!Object.prototype.hasOwnProperty.call(a, k)) return false;
+    if (!sameShape(a[k] as Record<string, unknown>, b[k] as Record<string, unknown>)) return false;
+    n++;
+  }
+  for (const k in a) if (Object.prototype.hasOwnProperty.call(a, k)) n--;
+  return n === 0;
 }
 
 function emit(s: FieldSet, includeSelf: boolean, depth = 1): Record<string, unknown> {

@@ -130,6 +130,19 @@ describe('FieldManager.update', () => {
     const out = create(sa({ secrets: [{ namespace: 'no-name-key' }] }), 'x');
     assert.equal((out['metadata'] as KubeJSON)['managedFields'], undefined);
   });
+
+  it('tracks the caller\'s own object in place (a create), with the result of a copy', () => {
+    const body = (): KubeJSON => sa({ automountServiceAccountToken: true }, { labels: { a: '1' }, managedFields: [{ manager: 'old', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:a': {} } } } }] });
+    const next = body();
+    const out = fm.update(undefined, next, { manager: 'kubectl-create', apiVersion: 'v1', time: T1, inPlace: true });
+    assert.equal(out, next, 'no copy');
+    assert.deepEqual(out, create(body(), 'kubectl-create'));
+    // The request's entries are replaced, also when the object cannot be typed (then none are kept).
+    const bad = sa({ secrets: [{ namespace: 'no-name-key' }] }, { managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {} }] });
+    const dropped = fm.update(undefined, bad, { manager: 'x', apiVersion: 'v1', time: T1, inPlace: true });
+    assert.equal(dropped, bad);
+    assert.equal((dropped['metadata'] as KubeJSON)['managedFields'], undefined);
+  });
 });
 
 describe('field manager names', () => {

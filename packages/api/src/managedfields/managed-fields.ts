@@ -68,6 +68,11 @@ export interface UpdateOptions {
   /** RFC 3339 time stamped on the manager's entry when it changed something. */
   time: string;
   subresource?: string;
+  /**
+   * `next` is the caller's own (e.g. a create's freshly decoded body): its managedFields are set
+   * on it and it is returned, instead of a deep copy.
+   */
+  inPlace?: boolean;
 }
 
 export interface ApplyOptions {
@@ -82,6 +87,11 @@ export interface ApplyOptions {
 export interface Managed {
   sets: ManagerSets;
   times: Map<string, string>;
+  /**
+   * The sets as decoded, before any change: an entry whose fields end up the same is encoded from
+   * its decoded set (FieldSet keeps the FieldsV1 of a decoded set) instead of afresh.
+   */
+  readonly decoded?: ReadonlyMap<string, FieldSet>;
 }
 
 const CURRENT_OPERATION = 'current-operation';
@@ -106,7 +116,8 @@ function parseId(id: string): { manager: string; operation: string; subresource:
 
 /** kube's `DecodeManagedFields`. Throws an Error on an invalid entry. */
 export function decodeManagedFields(entries: unknown): Managed {
-  const managed: Managed = { sets: new Map(), times: new Map() };
+  const decoded = new Map<string, FieldSet>();
+  const managed: Managed = { sets: new Map(), times: new Map(), decoded };
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
   entries.forEach((raw, i) => {
@@ -122,6 +133,7 @@ export function decodeManagedFields(entries: unknown): Managed {
       throw new Error(`error decoding versioned set from entry ${i}: ${err instanceof Error ? err.message : String(err)}`);
     }
     managed.sets.set(id, { set, apiVersion: e.apiVersion ?? '', applied: e.operation === 'Apply' });
+    decoded.set(id, set);
     if (e.time) managed.times.set(id, e.time);
     else managed.times.delete(id);
   });
@@ -139,7 +151,8 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] {
     const time = managed.times.get(id);
     if (time) e.time = time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = vs.set.toFieldsV1();
+    const was = managed.decoded?.get(id);
+    e.fieldsV1 = (was && was.equals(vs.set) ? was : vs.set).toFieldsV1();
     if (subresource) e.subresource = subresource;
     out.push(e);
   }
@@ -234,16 +247,18 @@ export class FieldManager {
         managed = decodeLive();
       }
     }
-    const out = withoutManagedFields(next);
+    const out = opts.inPlace ? next : withoutManagedFields(next);
+    // Compared: `out` without managedFields (a view of it when they are still on it).
+    const compared = opts.inPlace ? viewWithoutManagedFields(out) : out;
     // Only read (compared): a view without managedFields, sharing everything else with live.
     const liveClean = live ? viewWithoutManagedFields(live) : this.#empty;
     const liveUid = isPlainObject(live?.['metadata']) ? live['metadata']['uid'] : undefined;
-    if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return out;
+    if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return setManagedFields(out, []);
     try {
       const id = managerIdentifier(opts.manager || 'unknown', 'Update', opts.apiVersion, opts.subresource);
-      this.#trackUpdate(liveClean, out, managed, id, opts.apiVersion, opts.time);
+      this.#trackUpdate(liveClean, compared, managed, id, opts.apiVersion, opts.time);
     } catch (e) {
-      if (e instanceof TypedError) return out;
+      if (e instanceof TypedError) return setManagedFields(out, []);
       throw e;
     }
     return setManagedFields(out, encodeManagedFields(managed));

@@ -31,6 +31,13 @@ export interface InformerOptions {
    * object being decoded: the watch cache decodes an event's object only when someone reads it.
    */
   types?: readonly WatchEventType[];
+  /**
+   * Only metadata is read (kube's metadata informers, e.g. the garbage collector's): watch events
+   * hand onObject the object with apiVersion, kind and metadata alone (without managedFields)
+   * where the store can decode just those (the watch cache), so the rest of every changed object
+   * is not decoded for nothing.
+   */
+  metadataOnly?: boolean;
   /** Called when a list or watch fails (before the retry), e.g. to count sync errors. */
   onError?(e: unknown): void;
 }
@@ -77,7 +84,7 @@ export function runInformer(opts: InformerOptions): Informer {
         for (;;) {
           const e = await watcher.next();
           if (!e || e.type === 'ERROR') break;
-          if (e.type !== 'BOOKMARK' && (!opts.types || opts.types.includes(e.type))) await handle(e.type, e.object);
+          if (e.type !== 'BOOKMARK' && (!opts.types || opts.types.includes(e.type))) await handle(e.type, opts.metadataOnly && e.partialObject ? e.partialObject() : e.object);
         }
         clearTimeout(resync);
       } catch (e) {

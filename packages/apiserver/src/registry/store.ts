@@ -232,12 +232,15 @@ export class ResourceStore {
     return sub.subresource ? sub : { fm: sub.fm };
   }
 
-  /** Records a non-apply write of `next` over `live` in managedFields (kube's fieldmanager Update). */
-  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy, copy = false): StoredObject {
+  /**
+   * Records a non-apply write of `next` over `live` in managedFields (kube's fieldmanager Update).
+   * `own`: `next` is this request's own object (a create's decoded body), tracked in place.
+   */
+  #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy, copy = false, own = false): StoredObject {
     // The field manager returns a new object; without one, a caller that needs a copy gets one here.
     if (!opts.manager) return copy ? structuredClone(next) : next;
     const { fm, subresource } = this.#fieldManagerFor(strategy);
-    return fm.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now(), ...(subresource ? { subresource } : {}) }) as StoredObject;
+    return fm.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now(), ...(subresource ? { subresource } : {}), ...(own && !copy ? { inPlace: true } : {}) }) as StoredObject;
   }
 
   key(namespace: string, name: string): string {
@@ -342,7 +345,8 @@ export class ResourceStore {
    * (strategy + validation), validating admission, storage.
    */
   async create(scope: RequestScope, input: StoredObject, opts: WriteOptions = {}): Promise<StoredObject> {
-    const obj = this.#track(undefined, input, opts);
+    // The input is the create's own (the store changes it from here on, as without managedFields).
+    const obj = this.#track(undefined, input, opts, this.def.strategy, false, true);
     this.#ensureNamespace(scope, obj);
     await this.#admit('CREATE', scope, obj, undefined, opts);
     await this.#guard('CREATE', scope, '', obj);

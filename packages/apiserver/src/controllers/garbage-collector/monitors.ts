@@ -73,6 +73,8 @@ export function startMonitors(deps: MonitorDeps): Monitors {
       scope: { user: GC_USER, namespace: '' },
       log: deps.log,
       resyncMs: NO_RESYNC_MS,
+      // The graph reads metadata only (kube's GC watches PartialObjectMetadata).
+      metadataOnly: true,
       onList: (items) => {
         deps.onList(apiVersion, d.kind, items);
         listed();

@@ -1,0 +1,84 @@
+/**
+ * A profiling driver for the workloads scenario's writes (issue 25): starts its own etcd and
+ * plinth, warms one kind's create (or update) path, then measures it alone and prints plinth's CPU
+ * per request from /proc. Start with PLINTH_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" to get
+ * a .cpuprofile of the whole run (warm-up included; use a large N so the measured part dominates).
+ *
+ *   node bench/dist/profile-writes.js deploy|cm create|update [N] [warm-up]
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { startBenchEtcd } from './lib/etcd.js';
+import { ensureNamespace, startPlinth } from './lib/plinth.js';
+
+type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
+
+const [kind = 'deploy', op = 'create', n = '6000', w = '3000'] = process.argv.slice(2);
+const N = Number(n);
+const W = Number(w);
+const NS = 'bw';
+
+const deployment = (name: string, i: number): Obj => {
+  const labels = { app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels },
+    spec: {
+      replicas: 1 + (i % 3),
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: `registry.example.com/web:1.${i % 50}`, ports: [{ containerPort: 8080 }], resources: { limits: { cpu: '500m', memory: '256Mi' } } }] } },
+    },
+  };
+};
+const configMap = (name: string, i: number): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: name } }, data: { 'app.conf': `listen 8080\nworkers ${i % 8}\n`.repeat(12) } });
+
+const etcd = await startBenchEtcd();
+const plinth = await startPlinth({ etcdEndpoint: etcd.endpoint });
+const client = plinth.client;
+await ensureNamespace(client, NS);
+const path = kind === 'deploy' ? `/apis/apps/v1/namespaces/${NS}/deployments` : `/api/v1/namespaces/${NS}/configmaps`;
+const make = kind === 'deploy' ? deployment : configMap;
+/** plinth's user + system CPU so far, in µs (clock ticks of 10 ms). */
+const cpuUs = (): number => {
+  const f = readFileSync(`/proc/${plinth.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+};
+async function run(prefix: string, total: number, fn: (prefix: string, i: number) => Promise<void>): Promise<void> {
+  let i = 0;
+  const worker = async (): Promise<void> => {
+    while (i < total) await fn(prefix, i++);
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+}
+const kept = new Map<string, Obj>();
+const create = async (prefix: string, i: number): Promise<void> => {
+  const o = make(`${prefix}${i}`, i);
+  const got = await client.json<{ metadata: { resourceVersion: string } }>('POST', path, Buffer.from(JSON.stringify(o)), 201);
+  o.metadata['resourceVersion'] = got.metadata.resourceVersion;
+  kept.set(prefix + i, o);
+};
+const update = async (prefix: string, i: number): Promise<void> => {
+  const o = kept.get(prefix + i)!;
+  if (kind === 'deploy') (o['spec'] as Record<string, unknown>)['replicas'] = 5;
+  else (o['data'] as Record<string, string>)['extra'] = 'x';
+  await client.json('PUT', `${path}/${prefix}${i}`, Buffer.from(JSON.stringify(o)), 200);
+};
+await run('warm-', W, create);
+if (op === 'update') {
+  await run('m-', N, create);
+  await run('warm-', W, update);
+}
+const cpu0 = cpuUs();
+const t0 = Date.now();
+// PROFILE_OUT=file: a CPU profile of the first PROFILE_SECONDS (default 4) of the measured part,
+// from plinth's /debug/pprof/profile.
+const out = process.env['PROFILE_OUT'];
+const profiled = out
+  ? client.request('GET', `/debug/pprof/profile?seconds=${process.env['PROFILE_SECONDS'] ?? '4'}`).then((r) => writeFileSync(out, r.body))
+  : undefined;
+await run('m-', N, op === 'create' ? create : update);
+const ms = Date.now() - t0;
+await profiled;
+console.log(`${kind} ${op}: ${((N / ms) * 1000).toFixed(0)} ops/s, plinth cpu ${((cpuUs() - cpu0) / N).toFixed(0)} µs/op`);
+await plinth.stop();
+await etcd.stop();
