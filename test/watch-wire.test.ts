@@ -124,7 +124,7 @@ describe('watch on the wire', () => {
     const from = (await plinth.client.get(col)).body.metadata.resourceVersion as string;
     const open = (query: string, accept = 'application/json'): Promise<Buffer> =>
       exchange(plinth.client.base, `GET ${col}?watch=1&resourceVersion=${from}&timeoutSeconds=6${query} HTTP/1.1\r\nHost: x\r\n${auth()}Accept: ${accept}\r\nConnection: close\r\n\r\n`);
-    // Enough plain watches that the flushes are fan-outs (a shared flush window, shared buffers).
+    // Many plain watches woken by the same flushes (shared buffers).
     const plain = Array.from({ length: 48 }, () => open(''));
     const blue = Array.from({ length: 8 }, () => open('&labelSelector=team%3Dblue'));
     const proto = Array.from({ length: 8 }, () => open('', 'application/vnd.kubernetes.protobuf;stream=watch'));
