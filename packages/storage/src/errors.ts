@@ -73,7 +73,14 @@ export function isEtcdFutureRevError(e: unknown): boolean {
  * limit (RESOURCE_EXHAUSTED), or a request over etcd's `--max-request-bytes`.
  */
 export function isEtcdTooLargeError(e: unknown): boolean {
-  return e instanceof Error && /RESOURCE_EXHAUSTED|larger than max|request is too large/i.test(e.message);
+  // etcd answers a full database (its backend quota) with RESOURCE_EXHAUSTED too: that is no
+  // message size, and kube passes it on as a 500 with etcd's text.
+  return e instanceof Error && /RESOURCE_EXHAUSTED|larger than max|request is too large/i.test(e.message) && !isEtcdNoSpaceError(e);
+}
+
+/** etcd's `mvcc: database space exceeded` (ErrGRPCNoSpace): its backend quota is used up. */
+export function isEtcdNoSpaceError(e: unknown): boolean {
+  return e instanceof Error && /database space exceeded/.test(e.message);
 }
 
 /**
