@@ -130,6 +130,60 @@ function jsonTypeName(v: unknown): string {
 }
 
 /**
+ * Where a value sits, built only when a message or an unknown field needs it: the parent's place
+ * and the member name (a string) or the list index (a number). The walk allocates one per object
+ * or list it descends into and no string at all on the way.
+ */
+interface Loc {
+  readonly up: Loc | undefined;
+  readonly key: string | number;
+}
+
+/** The Go-style field path for messages: the root's name, then the member names (no indexes). */
+function whereText(root: string, up: Loc | undefined, key: string | number | undefined): string {
+  const parts: string[] = [];
+  if (typeof key === 'string') parts.push(key);
+  for (let l = up; l; l = l.up) if (typeof l.key === 'string') parts.push(l.key);
+  let out = root;
+  for (let i = parts.length - 1; i >= 0; i--) out += `.${parts[i]}`;
+  return out;
+}
+
+/** The JSON path kube's strict decoding names (`spec.containers[0].foo`). */
+function pathText(up: Loc | undefined, key: string | number | undefined): string {
+  const keys: Array<string | number> = [];
+  if (key !== undefined) keys.push(key);
+  for (let l = up; l; l = l.up) keys.push(l.key);
+  let out = '';
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const k = keys[i]!;
+    out += typeof k === 'number' ? `[${k}]` : out === '' ? k : `.${k}`;
+  }
+  return out;
+}
+
+/** The walk's constants: the definitions, the root's Go name, and where unknown fields go. */
+interface Walk {
+  readonly defs: Definitions;
+  readonly root: string;
+  readonly unknown: string[] | undefined;
+  /** The JSON path of the value the walk starts at (`''` for the whole object). */
+  readonly base: string;
+}
+
+function mismatch(w: Walk, value: unknown, schema: Schema, up: Loc | undefined, key: string | number | undefined): DecodeError {
+  return new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${whereText(w.root, up, key)} of type ${goType(schema, w.defs)}`);
+}
+
+/** kube's strconv into the field's kind: the literal in the message (number-codec.ts). */
+function typedNumber(w: Walk, value: unknown, schema: Schema, kind: GoNumberKind, up: Loc | undefined, key: string | number | undefined): number | bigint {
+  if (!isAnyJsonNumber(value)) throw mismatch(w, value, schema, up, key);
+  const n = conformNumber(value, kind);
+  if (n === undefined) throw new DecodeError(`json: cannot unmarshal number ${numberLiteral(value)} into Go struct field ${whereText(w.root, up, key)} of type ${kind}`);
+  return n;
+}
+
+/**
  * Returns `value` conformed to `schema` (a new object for objects and arrays; scalars as they are),
  * or `undefined` for null. Throws DecodeError on a type mismatch. `where` is the Go-style field path
  * for messages, e.g. `ServiceAccount.secrets`. Unknown fields are dropped; with `unknown` given,
@@ -138,27 +192,28 @@ function jsonTypeName(v: unknown): string {
  * `constructor` is kept or dropped by the schema like any other.
  */
 export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = ''): unknown {
+  return conformAt({ defs, root: where, unknown, base: path }, value, schema, depth, undefined, undefined);
+}
+
+/** The unknown field's JSON path, prefixed with the walk's base path. */
+function unknownPath(w: Walk, up: Loc | undefined, key: string): string {
+  const rel = pathText(up, key);
+  return w.base === '' ? rel : rel.startsWith('[') ? w.base + rel : `${w.base}.${rel}`;
+}
+
+function conformAt(w: Walk, value: unknown, schema: Schema, depth: number, up: Loc | undefined, key: string | number | undefined): unknown {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'object') checkDepth(depth);
   let sch = schema;
   while (sch.$ref) {
-    const d = defs.get(sch.$ref);
+    const d = w.defs.get(sch.$ref);
     if (!d) throw new Error(`schema definition ${sch.$ref} missing`);
     sch = d;
   }
   if (sch['x-kubernetes-preserve-unknown-fields'] && !sch.properties) return value;
-  const mismatch = (): DecodeError =>
-    new DecodeError(`json: cannot unmarshal ${jsonTypeName(value)} into Go struct field ${where} of type ${goType(schema, defs)}`);
-  // kube's strconv into the field's kind: the literal in the message (number-codec.ts).
-  const typedNumber = (kind: GoNumberKind): number | bigint => {
-    if (!isAnyJsonNumber(value)) throw mismatch();
-    const n = conformNumber(value, kind);
-    if (n === undefined) throw new DecodeError(`json: cannot unmarshal number ${numberLiteral(value)} into Go struct field ${where} of type ${kind}`);
-    return n;
-  };
   if (sch['x-kubernetes-int-or-string']) {
     // IntOrString decodes a number into its int32.
-    return typeof value === 'string' ? value : typedNumber('int32');
+    return typeof value === 'string' ? value : typedNumber(w, value, schema, 'int32', up, key);
   }
   if (sch.goType === QUANTITY) {
     // resource.Quantity's UnmarshalJSON takes a string or a bare number and parses it (a bad one
@@ -173,7 +228,7 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
   }
   switch (sch.type) {
     case 'string':
-      if (typeof value !== 'string') throw mismatch();
+      if (typeof value !== 'string') throw mismatch(w, value, schema, up, key);
       if (sch.goType === MICRO_TIME || schema.goType === MICRO_TIME) {
         try {
           return canonicalMicroTime(value);
@@ -196,38 +251,44 @@ export function conform(value: unknown, schema: Schema, defs: Definitions, where
       }
       return value;
     case 'integer':
-      return typedNumber(sch.format === 'int64' ? 'int64' : 'int32');
+      return typedNumber(w, value, schema, sch.format === 'int64' ? 'int64' : 'int32', up, key);
     case 'number':
-      return typedNumber('float64');
+      return typedNumber(w, value, schema, 'float64', up, key);
     case 'boolean':
-      if (typeof value !== 'boolean') throw mismatch();
+      if (typeof value !== 'boolean') throw mismatch(w, value, schema, up, key);
       return value;
     case 'array': {
-      if (!Array.isArray(value)) throw mismatch();
+      if (!Array.isArray(value)) throw mismatch(w, value, schema, up, key);
       const items = sch.items;
       if (!items) return value.slice();
-      if (unknown) return value.map((v, i) => conform(v, items, defs, where, depth + 1, unknown, `${path}[${i}]`) ?? zeroOf(items, defs));
-      return value.map((v) => conform(v, items, defs, where, depth + 1) ?? zeroOf(items, defs));
+      // Items share their list's Go name (no index in it) and add their index to the JSON path.
+      const here: Loc | undefined = key === undefined ? up : { up, key };
+      const out = new Array<unknown>(value.length);
+      for (let i = 0; i < value.length; i++) out[i] = conformAt(w, value[i], items, depth + 1, here, i) ?? zeroOf(items, w.defs);
+      return out;
     }
     default: {
-      if (!isPlainObject(value)) throw mismatch();
+      if (!isPlainObject(value)) throw mismatch(w, value, schema, up, key);
+      const here: Loc | undefined = key === undefined ? up : { up, key };
       const out: Record<string, unknown> = {};
-      if (sch.properties) {
-        for (const [k, v] of Object.entries(value)) {
-          const ps = propertySchema(sch, k);
+      const props = sch.properties;
+      if (props) {
+        for (const k of Object.keys(value)) {
+          const v = value[k];
+          const ps = Object.hasOwn(props, k) ? props[k] : undefined;
           if (!ps) {
             if (sch['x-kubernetes-preserve-unknown-fields']) setMember(out, k, v);
-            else unknown?.push(path ? `${path}.${k}` : k);
+            else if (w.unknown) w.unknown.push(unknownPath(w, here, k));
             continue; // kube drops unknown fields on decode
           }
-          const c = unknown ? conform(v, ps, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, ps, defs, `${where}.${k}`, depth + 1);
-          if (c !== undefined && !omittedWhenEmpty(c, ps, defs)) setMember(out, k, c);
+          const c = conformAt(w, v, ps, depth + 1, here, k);
+          if (c !== undefined && !omittedWhenEmpty(c, ps, w.defs)) setMember(out, k, c);
         }
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
-        for (const [k, v] of Object.entries(value)) {
-          const c = unknown ? conform(v, vs, defs, `${where}.${k}`, depth + 1, unknown, path ? `${path}.${k}` : k) : conform(v, vs, defs, `${where}.${k}`, depth + 1);
-          setMember(out, k, c === undefined ? zeroOf(vs, defs) : c);
+        for (const k of Object.keys(value)) {
+          const c = conformAt(w, value[k], vs, depth + 1, here, k);
+          setMember(out, k, c === undefined ? zeroOf(vs, w.defs) : c);
         }
         // core/v1's SetDefaults_ResourceList, which every group embedding core types runs: a
         // ResourceList's quantities are rounded up to milli units (`1n` → `1m`).
