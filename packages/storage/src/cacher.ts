@@ -807,6 +807,7 @@ function objectEvent(type: ObjectEvent['type'], c: CachedObject, size?: number):
       return c.object();
     },
     partialObject: () => c.partialObject(),
+    storedJson: () => c.text,
     ...(size === undefined ? {} : { size }),
   };
 }

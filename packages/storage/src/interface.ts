@@ -132,6 +132,11 @@ export interface ObjectEvent {
    * watch cache); absent elsewhere.
    */
   partialObject?(): StoredObject;
+  /**
+   * The object's stored JSON text (without its resourceVersion), where the store keeps it (the
+   * watch cache): a consumer can tell from it, undecoded, that an event cannot concern it.
+   */
+  storedJson?(): string;
 }
 
 /** The last event of a watch that failed (e.g. Compacted: its start is older than etcd's history). */

@@ -38,6 +38,12 @@ export interface InformerOptions {
    * is not decoded for nothing.
    */
   metadataOnly?: boolean;
+  /**
+   * A watch event whose stored JSON this rejects is skipped without being decoded (where the store
+   * keeps the text: the watch cache). It must accept every event that can matter: a cheap test for
+   * a member name the handler needs, e.g. `"persistentVolumeClaim"`. Lists are not filtered.
+   */
+  textFilter?: (json: string) => boolean;
   /** Called when a list or watch fails (before the retry), e.g. to count sync errors. */
   onError?(e: unknown): void;
 }
@@ -84,7 +90,9 @@ export function runInformer(opts: InformerOptions): Informer {
         for (;;) {
           const e = await watcher.next();
           if (!e || e.type === 'ERROR') break;
-          if (e.type !== 'BOOKMARK' && (!opts.types || opts.types.includes(e.type))) await handle(e.type, opts.metadataOnly && e.partialObject ? e.partialObject() : e.object);
+          if (e.type === 'BOOKMARK' || (opts.types && !opts.types.includes(e.type))) continue;
+          if (opts.textFilter && e.storedJson && !opts.textFilter(e.storedJson())) continue;
+          await handle(e.type, opts.metadataOnly && e.partialObject ? e.partialObject() : e.object);
         }
         clearTimeout(resync);
       } catch (e) {

@@ -21,6 +21,12 @@ const volumesOf = (pod: StoredObject): Obj[] => {
   return Array.isArray(v) ? v.filter(isPlainObject) : [];
 };
 
+/**
+ * Whether a pod's stored JSON can have a volume with a claim (claimOf): it names a
+ * `persistentVolumeClaim` or an `ephemeral` member somewhere. A false positive only costs a decode.
+ */
+export const mayReferenceClaims = (json: string): boolean => json.includes('"persistentVolumeClaim"') || json.includes('"ephemeral"');
+
 /** The claim a pod volume names: its `persistentVolumeClaim`, or the `<pod>-<volume>` claim of an ephemeral volume. */
 function claimOf(pod: StoredObject, volume: Obj): { name: string; ephemeral: boolean } | undefined {
   const claimName = field(volume['persistentVolumeClaim'], 'claimName');
@@ -116,6 +122,9 @@ export function startPVCProtection(deps: PVCProtectionDeps): () => void {
       resyncMs: 300_000,
       // Only changes matter: the claims' own relist redoes what a missed pod event would have.
       changesOnly: true,
+      // Only a pod with a claim volume can hold a claim: others are not decoded at all (every pod
+      // create and status update passes here).
+      textFilter: mayReferenceClaims,
       onObject: (type, pod) => {
         // Only a pod that went, ended or is unscheduled can free a claim (kube's enqueuePVCs).
         if (type !== 'DELETED' && !isPodTerminated(pod) && field(pod['spec'], 'nodeName')) return;
