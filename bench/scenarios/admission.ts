@@ -60,7 +60,8 @@ async function setUp(client: KubeClient): Promise<void> {
 }
 
 export async function admissionScenario(ctx: BenchContext): Promise<void> {
-  const N = ctx.size(3000);
+  // 6,000 per phase: 3,000 took about 2 s, short enough for another process to swing the ratio.
+  const N = ctx.size(6000);
   // Each side warms up as long as it is measured: steady state, not V8's tier-up. A ConfigMap write
   // arrives here warm from the earlier scenarios while a Deployment or Pod path has run a few
   // thousand times at most, and plinth's per-request cost for those keeps falling for ~20,000
