@@ -92,6 +92,28 @@ export class TypedSchema {
     return t;
   }
 
+  readonly #mayFail = new WeakMap<Schema, boolean>();
+
+  /**
+   * Whether walking a value of this type can throw TypedError: only a list whose items carry keys
+   * or values (map and set lists) is checked (null items, missing key fields, duplicates). A
+   * schemaless value's lists are atomic. Recursive schemas count as failing while being resolved.
+   */
+  mayFail(ref: TypeRef): boolean {
+    if (ref === undefined || ref === 'deduced') return false;
+    let m = this.#mayFail.get(ref);
+    if (m !== undefined) return m;
+    this.#mayFail.set(ref, true);
+    const t = this.resolve(ref, undefined);
+    if (t.kind === 'list') m = t.rel !== 'atomic';
+    else if (t.kind === 'map' && !t.atomic) {
+      m = this.mayFail(t.elem);
+      if (!m && t.fields) for (const k of Object.keys(t.fields)) if ((m = this.mayFail(t.fields[k]))) break;
+    } else m = false;
+    this.#mayFail.set(ref, m);
+    return m;
+  }
+
   /** Each schema's type, resolved once (undefined in the cache: its type depends on the value). */
   readonly #resolved = new WeakMap<Schema, Resolved | null>();
 
@@ -236,6 +258,11 @@ function walkToSet(ts: TypedSchema, v: unknown, ref: TypeRef, path: Path, set: F
 interface WalkHooks {
   rule(lhs: unknown, rhs: unknown, path: Path): unknown;
   post?(lhs: unknown, rhs: unknown, path: Path): void;
+  /**
+   * Subtrees equal on both sides are not walked: for hooks that report nothing for them and
+   * whose output is not used (Compare).
+   */
+  skipEqual?: boolean;
 }
 
 const isEmptyList = (l: readonly unknown[] | undefined): boolean => !l || l.length === 0;
@@ -245,26 +272,24 @@ const isEmptyMap = (m: Record<string, unknown> | undefined): boolean => !m || Ob
 function mergeWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], hooks: WalkHooks): unknown {
   checkDepth(path.length + 1);
   const t = ts.resolve(ref, rhs !== undefined ? rhs : lhs);
+  if (t.kind === 'leaf') return hooks.rule(lhs, rhs, path);
   let out: unknown;
-  let inLeaf = false;
-  const leaf = (): void => {
-    inLeaf = true;
-    out = hooks.rule(lhs, rhs, path);
-  };
-  if (t.kind === 'leaf') {
-    leaf();
-  } else if (t.kind === 'list') {
+  if (t.kind === 'list') {
     const l = asList(lhs);
     const r = asList(rhs);
-    if (t.rel === 'atomic' || (isEmptyList(l) && isEmptyList(r))) leaf();
-    else out = mergeListItems(ts, t, l, r, path, hooks);
+    if (t.rel === 'atomic' || (isEmptyList(l) && isEmptyList(r))) return hooks.rule(lhs, rhs, path);
+    // Equal on both sides, and nothing in it that can fail to be walked (no item keys to
+    // check): the walk would find nothing to report (hooks that say so).
+    if (hooks.skipEqual && l && r && !ts.mayFail(ref) && jsonEqual(l, r)) return undefined;
+    out = mergeListItems(ts, t, l, r, path, hooks);
   } else {
     const l = asMap(lhs);
     const r = asMap(rhs);
-    if (t.atomic || (isEmptyMap(l) && isEmptyMap(r))) leaf();
-    else out = mergeMapItems(ts, t, l, r, path, hooks);
+    if (t.atomic || (isEmptyMap(l) && isEmptyMap(r))) return hooks.rule(lhs, rhs, path);
+    if (hooks.skipEqual && l && r && !ts.mayFail(ref) && jsonEqual(l, r)) return undefined;
+    out = mergeMapItems(ts, t, l, r, path, hooks);
   }
-  if (!inLeaf && hooks.post) hooks.post(lhs, rhs, path);
+  if (hooks.post) hooks.post(lhs, rhs, path);
   return out;
 }
 
@@ -369,6 +394,7 @@ export interface Comparison {
 export function compareObjects(ts: TypedSchema, lhs: unknown, rhs: unknown): Comparison {
   const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
   mergeWalk(ts, lhs, rhs, ts.root, [], {
+    skipEqual: true,
     rule(l, r, path) {
       if (l === undefined) c.added.insert(path);
       else if (r === undefined) c.removed.insert(path);
