@@ -129,15 +129,23 @@ describe('set operations and paths', () => {
 describe('decoding the same FieldsV1 again', () => {
   const v1 = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } }, 'f:replicas': {} } };
 
-  it('gives the one decoded set, whose encoding is a new canonical object each time', () => {
+  it('gives the one decoded set, whose encoding is one shared canonical object nobody can change', () => {
     const first = FieldSet.fromFieldsV1(structuredClone(v1));
     const again = FieldSet.fromFieldsV1(structuredClone(v1));
     assert.equal(again, first, 'a text decoded before is not decoded again');
     const out = again.toFieldsV1();
     assert.deepEqual(out, v1);
-    assert.notEqual(again.toFieldsV1(), out, 'every caller gets its own object');
-    (out['f:spec'] as Record<string, unknown>)['f:template'] = {};
-    assert.deepEqual(again.toFieldsV1(), v1, 'changing an encoding changes no set');
+    assert.equal(again.toFieldsV1(), out, 'encoded once, shared');
+    assert.throws(() => {
+      (out['f:spec'] as Record<string, unknown>)['f:template'] = {};
+    }, TypeError);
+    assert.throws(() => {
+      delete (out['f:metadata'] as Record<string, Record<string, unknown>>)['f:labels']!['f:app'];
+    }, TypeError);
+    assert.deepEqual(again.toFieldsV1(), v1, 'the encoding is unchanged');
+    // A set built by operations is encoded afresh: the caller's own object.
+    const built = again.union(FieldSet.empty());
+    assert.notEqual(built.toFieldsV1(), built.toFieldsV1());
   });
 
   it('encodes a set decoded from a non-canonical text canonically, and still rejects bad ones', () => {
