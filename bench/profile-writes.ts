@@ -4,7 +4,7 @@
  * per request from /proc. Start with PLINTH_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" to get
  * a .cpuprofile of the whole run (warm-up included; use a large N so the measured part dominates).
  *
- *   node bench/dist/profile-writes.js deploy|cm create|update [N] [warm-up]
+ *   node bench/dist/profile-writes.js deploy|cm|cm-stored create|update [N] [warm-up]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startBenchEtcd } from './lib/etcd.js';
@@ -30,14 +30,15 @@ const deployment = (name: string, i: number): Obj => {
     },
   };
 };
-const configMap = (name: string, i: number): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: name } }, data: { 'app.conf': `listen 8080\nworkers ${i % 8}\n`.repeat(12) } });
+/** `cm`: the Deployment's request size (12 lines); `cm-stored`: its stored size (63 lines, as the workloads scenario probes it). */
+const configMapOf = (lines: number) => (name: string, i: number): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: name } }, data: { 'app.conf': `listen 8080\nworkers ${i % 8}\n`.repeat(lines) } });
 
 const etcd = await startBenchEtcd();
 const plinth = await startPlinth({ etcdEndpoint: etcd.endpoint });
 const client = plinth.client;
 await ensureNamespace(client, NS);
 const path = kind === 'deploy' ? `/apis/apps/v1/namespaces/${NS}/deployments` : `/api/v1/namespaces/${NS}/configmaps`;
-const make = kind === 'deploy' ? deployment : configMap;
+const make = kind === 'deploy' ? deployment : configMapOf(kind === 'cm-stored' ? 63 : 12);
 /** plinth's user + system CPU so far, in µs (clock ticks of 10 ms). */
 const cpuUs = (): number => {
   const f = readFileSync(`/proc/${plinth.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
