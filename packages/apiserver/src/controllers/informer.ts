@@ -74,16 +74,24 @@ export function runInformer(opts: InformerOptions): Informer {
     }
   };
 
+  /** Lists and replays the list; returns its resourceVersion, keeping nothing of it. */
+  const relist = async (selector: { predicate?: (obj: StoredObject) => boolean; hasSelector?: boolean }): Promise<string> => {
+    const list = await opts.store.list(opts.scope, opts.changesOnly ? { limit: 1 } : selector);
+    if (opts.changesOnly) {
+      // Nothing to replay: the watch starts at the list's revision.
+    } else if (opts.onList) await opts.onList(list.items);
+    else for (const item of list.items) await handle('ADDED', item);
+    return list.metadata.resourceVersion ?? '';
+  };
+
   void (async () => {
     while (!stopped) {
       try {
         const selector = opts.predicate ? { predicate: opts.predicate, hasSelector: true } : {};
-        const list = await opts.store.list(opts.scope, opts.changesOnly ? { limit: 1 } : selector);
-        if (opts.changesOnly) {
-          // Nothing to replay: the watch below starts at the list's revision.
-        } else if (opts.onList) await opts.onList(list.items);
-        else for (const item of list.items) await handle('ADDED', item);
-        const watcher = await opts.store.watch(opts.scope, { resourceVersion: list.metadata.resourceVersion ?? '', ...selector });
+        // The list lives in its own function: this loop runs as long as the watch, and every
+        // object of the list (decoded) was kept alive with it until the next relist.
+        const resourceVersion = await relist(selector);
+        const watcher = await opts.store.watch(opts.scope, { resourceVersion, ...selector });
         stopWatch = () => watcher.stop();
         const resync = setTimeout(() => watcher.stop(), opts.resyncMs);
         resync.unref();
