@@ -17,20 +17,27 @@ export interface KeyField {
   readonly value: unknown;
 }
 
+/**
+ * A path element, with its FieldsV1 key (serialize-pe.go: `f:name`, `k:{...}`, `v:...`, `i:n`)
+ * made with it: sets look elements up by key at every level of every path.
+ */
 export type PathElement =
-  | { readonly kind: 'field'; readonly name: string }
-  | { readonly kind: 'key'; readonly fields: readonly KeyField[] }
-  | { readonly kind: 'value'; readonly value: unknown }
-  | { readonly kind: 'index'; readonly index: number };
+  | { readonly kind: 'field'; readonly name: string; readonly key: string }
+  | { readonly kind: 'key'; readonly fields: readonly KeyField[]; readonly key: string }
+  | { readonly kind: 'value'; readonly value: unknown; readonly key: string }
+  | { readonly kind: 'index'; readonly index: number; readonly key: string };
 
 export type Path = readonly PathElement[];
 
-export const fieldPE = (name: string): PathElement => ({ kind: 'field', name });
-export const indexPE = (index: number): PathElement => ({ kind: 'index', index });
-export const valuePE = (value: unknown): PathElement => ({ kind: 'value', value });
+export const fieldPE = (name: string): PathElement => ({ kind: 'field', name, key: `f:${name}` });
+export const indexPE = (index: number): PathElement => ({ kind: 'index', index, key: `i:${index}` });
+export const valuePE = (value: unknown): PathElement => ({ kind: 'value', value, key: `v:${goJSON(value)}` });
 /** A key element; the fields are sorted by name as SMD's `FieldList.Sort` does. */
 export function keyPE(fields: readonly KeyField[]): PathElement {
-  return { kind: 'key', fields: [...fields].sort((a, b) => compareStrings(a.name, b.name)) };
+  const sorted = fields.length > 1 ? [...fields].sort((a, b) => compareStrings(a.name, b.name)) : fields;
+  let key = 'k:{';
+  for (let i = 0; i < sorted.length; i++) key += `${i > 0 ? ',' : ''}${goJSONString(sorted[i]!.name)}:${goJSON(sorted[i]!.value)}`;
+  return { kind: 'key', fields: sorted, key: `${key}}` };
 }
 
 /** A path of field names, e.g. `pathOf('metadata', 'labels')`. */
@@ -160,34 +167,9 @@ export function comparePE(a: PathElement, b: PathElement): number {
   }
 }
 
-/**
- * Each element's FieldsV1 key, computed once: sets look elements up by key at every level of every
- * path, and a key element's JSON (`k:{"containerPort":8080,...}`) is the costly part of a write's
- * managed-fields update. Elements are immutable, so the key never goes stale.
- */
-const PE_KEYS = new WeakMap<PathElement, string>();
-
 /** The FieldsV1 key of a path element (serialize-pe.go): `f:name`, `k:{...}`, `v:...`, `i:n`. */
 export function serializePE(pe: PathElement): string {
-  let k = PE_KEYS.get(pe);
-  if (k === undefined) {
-    k = computeKey(pe);
-    PE_KEYS.set(pe, k);
-  }
-  return k;
-}
-
-function computeKey(pe: PathElement): string {
-  switch (pe.kind) {
-    case 'field':
-      return `f:${pe.name}`;
-    case 'key':
-      return `k:{${pe.fields.map((f) => `${goJSONString(f.name)}:${goJSON(f.value)}`).join(',')}}`;
-    case 'value':
-      return `v:${goJSON(pe.value)}`;
-    case 'index':
-      return `i:${pe.index}`;
-  }
+  return pe.key;
 }
 
 /** Parses a FieldsV1 key. Returns undefined for an unknown element type (SMD drops those). */
@@ -538,7 +520,6 @@ function readV1(obj: Record<string, unknown>, depth = 1): { children: FieldSet |
     if (key.startsWith('f:')) {
       // The common case, read directly; a field's key is its canonical key.
       pe = fieldPE(key.slice(2));
-      PE_KEYS.set(pe, key);
     } else {
       pe = deserializePE(key);
       if (!pe) continue;
