@@ -196,3 +196,30 @@ test('writes with a TTL within the reuse window share one etcd lease, granted th
   await store.guaranteedUpdate('/registry/events/ttl/b', (cur) => ({ ...cur!, v: 3 }));
   assert.equal(await leaseOf('/registry/events/ttl/b'), '0');
 });
+
+test('a metadata-only list from the watch cache gives apiVersion, kind and metadata alone; a selector still reads whole objects', async () => {
+  const cacher = new Cacher({ etcd: store, prefix: '/registry/mdonly/', apiVersion: 'v1', kind: 'ServiceAccount' });
+  await cacher.start();
+  try {
+    const managedFields = [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:secrets': {} } }];
+    for (const n of ['a', 'b']) await store.create(`/registry/mdonly/ns/${n}`, { ...obj(n, { secrets: [{ name: `${n}-token` }] }), metadata: { name: n, namespace: 'ns', uid: `u-${n}`, managedFields } } as ApiObject);
+    // Nothing decodes the objects whole before (a decoded object held elsewhere is given whole).
+    for (let i = 0; i < 100 && (await cacher.list('/registry/mdonly/', { resourceVersion: '0', metadataOnly: true })).items.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    for (const opts of [{}, { resourceVersion: '0' }]) {
+      const r = await cacher.list('/registry/mdonly/', { ...opts, metadataOnly: true });
+      assert.deepEqual(
+        r.items.map((o) => ({ ...o })),
+        ['a', 'b'].map((n, i) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: n, namespace: 'ns', uid: `u-${n}`, resourceVersion: r.items[i]!.metadata.resourceVersion } })),
+      );
+    }
+    // etcd's own list (paged, exact and consistent reads) decodes metadata alone too.
+    const fromEtcd = await store.list('/registry/mdonly/', { metadataOnly: true, limit: 1 });
+    assert.deepEqual(Object.keys(fromEtcd.items[0]!), ['apiVersion', 'kind', 'metadata']);
+    assert.equal(fromEtcd.items[0]!.metadata.managedFields, undefined);
+    const whole = await cacher.list('/registry/mdonly/', { metadataOnly: true, predicate: (o) => o.metadata.name === 'b' });
+    assert.deepEqual(whole.items.map((o) => o['secrets']), [[{ name: 'b-token' }]]);
+    assert.equal(whole.items[0]!.metadata.managedFields?.length, 1);
+  } finally {
+    await cacher.close();
+  }
+});

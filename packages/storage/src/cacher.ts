@@ -516,15 +516,20 @@ export class Cacher implements Store, CachedBytes {
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const page = opts.predicate ? undefined : await this.#cachedPage(prefix, opts);
+    const partial = opts.metadataOnly === true && !opts.predicate;
     if (page) {
       const { entries, ...meta } = page;
-      return { items: entries.map((e) => e.object()), ...meta, shared: true };
+      return { items: entries.map((e) => (partial ? e.partialObject() : e.object())), ...meta, shared: true };
     }
     const r = await this.#listEntries(prefix, opts);
     if (!('entries' in r)) return r;
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
     for (const e of r.entries) {
+      if (partial) {
+        items.push(e.partialObject());
+        continue;
+      }
       const obj = e.object();
       if (!predicate || predicate(obj)) items.push(obj);
     }

@@ -264,6 +264,11 @@ export class EtcdStore implements Store {
   async #list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const items: StoredObject[] = [];
     const predicate = opts.predicate;
+    if (opts.metadataOnly && !predicate) {
+      // Metadata readers: each item decoded as far as its metadata (see CachedObject.partialObject).
+      const page = await this.#lists.page(prefix, opts, (kv) => items.push(CachedObject.fromBuffer(kv.value, Number(kv.mod_revision)).partialObject()));
+      return { items, ...page };
+    }
     const page = await this.#lists.page(prefix, opts, (kv) => {
       const obj = decodeObject(kv.value, Number(kv.mod_revision));
       if (predicate && !predicate(obj)) return 0;

@@ -35,6 +35,20 @@ export interface ListOptions {
   predicate?: Predicate;
   /** Whether a predicate is a real selector (remainingItemCount is then omitted). */
   hasSelector?: boolean;
+  /**
+   * Only apiVersion, kind and metadata are read (kube's metadata informers): a store that decodes
+   * on demand (the watch cache) may give each item as partialObject() gives it, without the rest of
+   * the object and without metadata.managedFields; others give whole objects. Ignored with a
+   * predicate (a selector may read any field).
+   */
+  metadataOnly?: boolean;
+}
+
+/** `opts` without metadataOnly: for a store that converts the items it lists, which needs them whole. */
+export function wholeObjects(opts: ListOptions | undefined): ListOptions | undefined {
+  if (!opts?.metadataOnly) return opts;
+  const { metadataOnly: _m, ...rest } = opts;
+  return rest;
 }
 
 export interface ListResult {

@@ -8,7 +8,7 @@
  * encode an event.
  */
 import type { StoredObject } from '@plinth/api';
-import type { CachedBytes, DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
+import { type CachedBytes, type DeleteOptions, type GetOptions, type ListOptions, type ListResult, type Store, type UpdateFunc, type UpdateOptions, type Watcher, type WatchEvent, type WatchOptions, wholeObjects } from '@plinth/storage';
 
 /** Objects → `apiVersion` objects, in order (see CustomResourceConverter). */
 export type AsyncConvert = (objs: readonly StoredObject[], apiVersion: string) => Promise<StoredObject[]>;
@@ -81,7 +81,7 @@ export class AsyncConvertingStore implements Store {
   }
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
-    return this.#fromList(await this.#inner.list(prefix, opts));
+    return this.#fromList(await this.#inner.list(prefix, wholeObjects(opts)));
   }
 
   async #fromList(r: ListResult): Promise<ListResult> {

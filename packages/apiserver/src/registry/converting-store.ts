@@ -6,7 +6,7 @@
  * the request's version.
  */
 import type { StoredObject, VersionConversion } from '@plinth/api';
-import type { CachedBytes, DeleteOptions, GetOptions, ListOptions, ListResult, Store, UpdateFunc, UpdateOptions, Watcher, WatchEvent, WatchOptions } from '@plinth/storage';
+import { type CachedBytes, type DeleteOptions, type GetOptions, type ListOptions, type ListResult, type Store, type UpdateFunc, type UpdateOptions, type Watcher, type WatchEvent, type WatchOptions, wholeObjects } from '@plinth/storage';
 
 export class ConvertingStore implements Store {
   readonly #inner: Store;
@@ -49,7 +49,7 @@ export class ConvertingStore implements Store {
   }
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
-    const r = await this.#inner.list(prefix, opts);
+    const r = await this.#inner.list(prefix, wholeObjects(opts));
     // Converted items are new objects, but they may share nested values with cached ones.
     return { ...r, items: r.items.map((o) => this.#from(o)) };
   }
