@@ -1937,8 +1937,10 @@ function briefAnswer(a: Answer): string {
  * The 5xx kube-apiserver 1.24 itself answers for what the generator sends to core/v1's computed
  * and connect sub-resources, so plinth must answer them too: an unknown component status (500
  * `Component not found`), a proxy, log or stream whose backend is unknown or unreachable (500,
- * 502, 503: no node address, no endpoints, a failed dial), and a Binding that fails validation
- * (kube answers its aggregate error as a 500).
+ * 502, 503: no node address, no endpoints, a failed dial), a Binding that fails validation
+ * (kube answers its aggregate error as a 500), and a create (POST) whose metadata.resourceVersion
+ * is a non-zero number: kube's etcd3 store refuses it with a plain error, a 500 with no reason
+ * (the generator's `metadata-junk` sends such values; see refuseResourceVersionOnCreate).
  */
 function kubeAnswers5xx(method: string, path: string, status: number, body: unknown): boolean {
   const p = path.split('?')[0]!;
@@ -1946,6 +1948,7 @@ function kubeAnswers5xx(method: string, path: string, status: number, body: unkn
   if (/^\/api\/v1\/componentstatuses\/[^/]+$/.test(p)) return status === 500 && (method === 'HEAD' || message.startsWith('Component not found: '));
   if (/^\/api\/v1\/(namespaces\/[^/]+\/)?(pods|services|nodes)\/[^/]+\/(proxy|log|exec|attach|portforward)(\/|$)/.test(p)) return status >= 500 && status <= 503;
   if (/^\/api\/v1\/namespaces\/[^/]+\/(pods\/[^/]+\/binding|bindings)$/.test(p)) return status === 500;
+  if (method === 'POST' && status === 500 && message === 'resourceVersion should not be set on objects to be created') return true;
   return false;
 }
 
