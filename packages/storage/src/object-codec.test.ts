@@ -46,3 +46,25 @@ test('writtenJson: nothing once the result was changed at its top (type, metadat
     assert.equal(writtenJson(o), undefined, String(change));
   }
 });
+
+test('encodeForWrite: the text JSON.stringify writes, and where its metadata ends', () => {
+  const objects: StoredObject[] = [
+    deployment(),
+    // Empty metadata, members that encode to nothing, escapes in keys and values, numbers.
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, data: { 'a"b\\c': 'é\u2028\n' } },
+    { kind: 'X', metadata: { name: 'n', annotations: { '\u0000': '"' } }, skipped: undefined, f: () => 1, big: -9007199254740993n, n: -0, e: 1e21 } as unknown as StoredObject,
+    { metadata: { name: 'first' }, apiVersion: 'v1', kind: 'Late', list: [1, undefined, { x: null }] } as unknown as StoredObject,
+    { apiVersion: 'v1', kind: 'K', __proto__x: 1, ['__proto__']: { a: 1 }, metadata: { name: 'p' } } as unknown as StoredObject,
+  ];
+  for (const input of objects) {
+    const { text, stored, metaEnd } = encodeForWrite(input);
+    assert.equal(text, stringifyJson(stored));
+    assert.ok(metaEnd > 0 && text[metaEnd - 1] === '}');
+    assert.deepEqual(JSON.parse(text.slice(text.lastIndexOf('"metadata":', metaEnd) + '"metadata":'.length, metaEnd)), JSON.parse(stringifyJson(stored.metadata)));
+    const out = writtenObject(stored, 9, text, metaEnd);
+    assert.equal(writtenJson(out), stringifyJson(out));
+  }
+  // A metadata that is no object: no offset, and the scanner's answer (none) stands.
+  const odd = encodeForWrite({ apiVersion: 'v1', kind: 'K', metadata: 'x' } as unknown as StoredObject);
+  assert.equal(odd.metaEnd, -1);
+});

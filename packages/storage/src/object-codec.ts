@@ -16,6 +16,31 @@ export interface EncodedObject {
   text: string;
   /** The object without metadata.resourceVersion (`obj` itself when it had none). */
   stored: StoredObject;
+  /** Where the metadata object ends in `text` (just after its `}`); -1 when not known. */
+  metaEnd: number;
+}
+
+/**
+ * stringifyJson of a stored object written member by member, so that where its metadata ends is
+ * known without scanning the text again (a write's response inserts the resourceVersion there).
+ * JSON.stringify of a plain object is `{` + its members `"key":value` (members whose value
+ * encodes to nothing left out) + `}`: the same text.
+ */
+function encodeMembers(obj: StoredObject): { text: string; metaEnd: number } {
+  const proto: unknown = Object.getPrototypeOf(obj);
+  if ((proto !== Object.prototype && proto !== null) || typeof (obj as { toJSON?: unknown }).toJSON === 'function') {
+    return { text: stringifyJson(obj), metaEnd: -1 };
+  }
+  let text = '{';
+  let metaEnd = -1;
+  const record = obj as Record<string, unknown>;
+  for (const k of Object.keys(record)) {
+    const v = stringifyJson(record[k]) as string | undefined;
+    if (v === undefined) continue;
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(k)}:${v}`;
+    if (k === 'metadata' && v.charCodeAt(0) === 0x7b) metaEnd = text.length;
+  }
+  return { text: `${text}}`, metaEnd };
 }
 
 /** encodeObject, keeping the text and the object encoded for writtenObject. */
@@ -26,13 +51,15 @@ export function encodeForWrite(obj: StoredObject): EncodedObject {
     const { resourceVersion: _rv, ...metadata } = obj.metadata;
     stored = { ...obj, metadata };
   }
-  const text = stringifyJson(stored);
-  return { data: Buffer.from(text), text, stored };
+  const { text, metaEnd } = encodeMembers(stored);
+  return { data: Buffer.from(text), text, stored, metaEnd };
 }
 
 /** What writtenJson needs to know an object is still as a write returned it. */
 interface Written {
   text: string;
+  /** Where the stored metadata ends in `text` (EncodedObject.metaEnd). */
+  metaEnd: number;
   rv: string;
   metadata: object;
   apiVersion: unknown;
@@ -57,12 +84,12 @@ export function decodeObject(data: Buffer | string, revision: number): StoredObj
  * Given `text` (stringifyJson of `obj`, the bytes written), writtenJson answers the returned
  * object's JSON from it.
  */
-export function writtenObject(obj: StoredObject, revision: number, text?: string): StoredObject {
+export function writtenObject(obj: StoredObject, revision: number, text?: string, metaEnd = -1): StoredObject {
   const rv = String(revision);
   const metadata = { ...obj.metadata, resourceVersion: rv };
   const out = { ...obj, metadata };
   if (text !== undefined && obj.metadata.resourceVersion === undefined) {
-    WRITTEN.set(out, { text, rv, metadata, apiVersion: out.apiVersion, kind: out.kind, members: Object.keys(out).length, metadataMembers: Object.keys(metadata).length });
+    WRITTEN.set(out, { text, metaEnd, rv, metadata, apiVersion: out.apiVersion, kind: out.kind, members: Object.keys(out).length, metadataMembers: Object.keys(metadata).length });
   }
   return out;
 }
@@ -79,7 +106,11 @@ export function writtenJson(obj: StoredObject): string | undefined {
   const meta = obj.metadata;
   if (meta !== w.metadata || meta.resourceVersion !== w.rv || obj.apiVersion !== w.apiVersion || obj.kind !== w.kind) return undefined;
   if (Object.keys(obj).length !== w.members || Object.keys(meta).length !== w.metadataMembers) return undefined;
-  return withResourceVersion(w.text, w.rv);
+  // The stored metadata has no resourceVersion: writtenObject added it as its last member.
+  const end = w.metaEnd;
+  if (end < 0) return withResourceVersion(w.text, w.rv);
+  const empty = w.text.charCodeAt(end - 2) === 0x7b;
+  return `${w.text.slice(0, end - 1)}${empty ? '' : ','}"resourceVersion":${JSON.stringify(w.rv)}}${w.text.slice(end)}`;
 }
 
 /** Deep equality of two decoded objects, ignoring key order and metadata.resourceVersion. */
