@@ -189,6 +189,12 @@ export interface Watcher {
   next(): Promise<WatchEvent | undefined>;
   /** The next event if one is ready now, without waiting (undefined otherwise): lets a writer batch. */
   poll(): WatchEvent | undefined;
+  /**
+   * Optional: arms `wake`, called once and synchronously when poll() may give an event or the
+   * watch ended, instead of a next() promise; false (nothing armed) when the caller is to use
+   * next() (an event may be ready, initial events are pending, the watch ended). See QueueWatcher.
+   */
+  notify?(wake: () => void): boolean;
   stop(): void;
 }
 

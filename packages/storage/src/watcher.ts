@@ -36,6 +36,8 @@ export class QueueWatcher implements Watcher {
   #head = 0;
   #queuedBytes = 0;
   #waiter: ((e: WatchEvent | undefined) => void) | undefined;
+  /** A consumer's wake-up armed by notify(): called once, by the next push or the end. */
+  #notify: (() => void) | undefined;
   #ended = false;
   readonly #limits: WatcherLimits;
   readonly #onStop: () => void;
@@ -66,6 +68,11 @@ export class QueueWatcher implements Watcher {
     }
     this.#queue.push(e);
     this.#queuedBytes += size;
+    const wake = this.#notify;
+    if (wake) {
+      this.#notify = undefined;
+      wake();
+    }
   }
 
   /** Delivers what is queued, then ends. */
@@ -78,6 +85,11 @@ export class QueueWatcher implements Watcher {
       this.#waiter = undefined;
       w(undefined);
     }
+    const wake = this.#notify;
+    if (wake) {
+      this.#notify = undefined;
+      wake();
+    }
   }
 
   poll(): WatchEvent | undefined {
@@ -88,6 +100,18 @@ export class QueueWatcher implements Watcher {
       this.#closeInitial();
     }
     return this.#dequeue();
+  }
+
+  /**
+   * Arms `wake` to be called once, synchronously, by the next live event queued or by the end
+   * (then poll() gives the event, or nothing once ended): a consumer serving many watches waits
+   * without a promise per watch and event. False, and nothing armed, when poll() may give an event
+   * now, initial events are still to come, the watch has ended, or next() is waiting.
+   */
+  notify(wake: () => void): boolean {
+    if (this.#ended || this.#initial || this.#waiter || this.#head < this.#queue.length) return false;
+    this.#notify = wake;
+    return true;
   }
 
   async next(): Promise<WatchEvent | undefined> {

@@ -56,6 +56,20 @@ function flushWindow(): Promise<void> {
   }));
 }
 
+/** Watches woken since the last turn (QueueWatcher.notify), flushed together in the next one. */
+let pumps: Array<() => void> = [];
+
+/** Runs `pump` in the shared flush turn (flushWindow's, without a promise per watch). */
+function schedulePump(pump: () => void): void {
+  pumps.push(pump);
+  if (pumps.length > 1) return;
+  setImmediate(() => {
+    const run = pumps;
+    pumps = [];
+    for (const p of run) p();
+  });
+}
+
 /** A run of events one watch sent in one write: their chunks, event sizes, and the buffer sent. */
 interface Batch {
   readonly events: WatchEvent[];
@@ -231,40 +245,86 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     if (n > 0) metrics?.events.inc(n);
     return ok;
   };
+  /**
+   * Writes what is ready: `first` and what follows it (one socket write, see below). False when
+   * the watch is to end here (the client is gone, or a list form's first event went out); else
+   * whether the socket took the bytes without backpressure is in `blocked`.
+   */
+  let blocked: NodeJS.EventEmitter | undefined;
+  const send = (first: WatchEvent): boolean => {
+    if (endAtFirstEvent && wanted(first)) {
+      if (first.type === 'ERROR') {
+        const chunk = encodeEvent(first);
+        res.write(chunk.subarray(payloadStart(chunk), chunk.length - 2));
+      }
+      return false;
+    }
+    // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
+    // bound: a client that does not read fills its socket once and then holds no more than a
+    // position in the snapshot and its bounded queue — never the collection's encoding.
+    // Once direct, a response stays its connection's current one until it ends.
+    if (!socket || socket.destroyed) socket = directSocket(res);
+    const ok = socket ? writeDirect(socket, first) : writeThroughRes(first);
+    blocked = ok ? undefined : (socket ?? res);
+    return !res.destroyed;
+  };
+  const drained = (out: NodeJS.EventEmitter, then: () => void): void => {
+    const done = (): void => {
+      out.off('drain', done);
+      res.off('close', done);
+      then();
+    };
+    out.once('drain', done);
+    res.once('close', done);
+  };
   try {
-    for (;;) {
-      let first = watcher.poll();
-      if (!first) {
-        // Nothing ready: wait for the next event, then for the shared flush window, so the events
-        // that follow it within the window go out in the same write.
-        first = await watcher.next();
-        if (!first) break;
-        await flushWindow();
-      }
-      if (endAtFirstEvent && wanted(first)) {
-        if (first.type === 'ERROR') {
-          const chunk = encodeEvent(first);
-          res.write(chunk.subarray(payloadStart(chunk), chunk.length - 2));
-        }
-        break;
-      }
-      // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
-      // bound: a client that does not read fills its socket once and then holds no more than a
-      // position in the snapshot and its bounded queue — never the collection's encoding.
-      // Once direct, a response stays its connection's current one until it ends.
-      if (!socket || socket.destroyed) socket = directSocket(res);
-      const ok = socket ? writeDirect(socket, first) : writeThroughRes(first);
-      const out = socket ?? res;
-      if (!ok) await new Promise<void>((resolve) => {
-        const done = (): void => {
-          out.off('drain', done);
-          res.off('close', done);
-          resolve();
+    if (typeof watcher.notify === 'function') {
+      // Woken synchronously by the watcher and flushed with every other woken watch in one shared
+      // turn (see schedulePump): no promise per watch and event on a fan-out's hot path.
+      await new Promise<void>((resolve, reject) => {
+        const pump = (): void => {
+          try {
+            for (;;) {
+              const first = watcher.poll();
+              if (!first) {
+                if (watcher.notify!(wake)) return;
+                // Not armed (initial events to load, or the end): the general path below.
+                watcher.next().then((e) => {
+                  try {
+                    if (!e || !send(e)) resolve();
+                    else if (blocked) drained(blocked, pump);
+                    else schedulePump(pump);
+                  } catch (err) {
+                    reject(err);
+                  }
+                }, reject);
+                return;
+              }
+              if (!send(first)) return resolve();
+              if (blocked) return drained(blocked, pump);
+            }
+          } catch (e) {
+            reject(e);
+          }
         };
-        out.once('drain', done);
-        res.once('close', done);
+        const wake = (): void => schedulePump(pump);
+        pump();
       });
-      if (res.destroyed) break;
+    } else {
+      for (;;) {
+        let first = watcher.poll();
+        if (!first) {
+          // Nothing ready: wait for the next event, then for the shared flush window, so the events
+          // that follow it within the window go out in the same write.
+          first = await watcher.next();
+          if (!first) break;
+          await flushWindow();
+        }
+        if (!send(first)) break;
+        const out = blocked;
+        if (out) await new Promise<void>((resolve) => drained(out, resolve));
+        if (res.destroyed) break;
+      }
     }
   } finally {
     metrics?.watchers.dec();
