@@ -51,7 +51,7 @@ MALLOC_ADDON := packages/apiserver/dist/native/plinth-malloc.node
 
 $(MALLOC_ADDON): packages/apiserver/native/malloc.cc
 	@if [ -f "$(NODE_INCLUDE)/node_api.h" ] && command -v g++ >/dev/null; then \
-	  mkdir -p $(@D) && g++ -O2 -Wall -Wextra -shared -fPIC -I"$(NODE_INCLUDE)" -o $@ $< && echo "built $@"; \
+	  mkdir -p $(@D) && g++ -O2 -Wall -Wextra -shared -fPIC -isystem "$(NODE_INCLUDE)" -o $@ $< && echo "built $@"; \
 	else \
 	  echo "note: no g++ or no Node.js headers in $(NODE_INCLUDE): plinth runs without returning freed malloc memory"; \
 	fi

@@ -7,7 +7,12 @@
 // process's RSS (80 MiB after loading 200,000 objects). malloc_trim(0) releases every free page,
 // wherever it is. Built by the Makefile when Node's headers and g++ are present; without it plinth
 // runs as before.
+//
+// reduceHeap() does the same for V8's heap, once, after start-up (src/malloc.ts, settleHeapSoon):
+// V8's LowMemoryNotification, which N-API does not offer, through V8's own API (the addon is
+// built against the headers of the Node that runs it).
 #include <node_api.h>
+#include <v8.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -37,12 +42,23 @@ napi_value Trim(napi_env env, napi_callback_info) {
   return out;
 }
 
+// V8's LowMemoryNotification: full collections until nothing more is freed, with compaction, and
+// the freed heap pages returned to the operating system.
+napi_value ReduceHeap(napi_env env, napi_callback_info) {
+  v8::Isolate* isolate = v8::Isolate::GetCurrent();
+  if (isolate != nullptr) isolate->LowMemoryNotification();
+  napi_value out;
+  napi_get_undefined(env, &out);
+  return out;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"freeBytes", nullptr, FreeBytes, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"trim", nullptr, Trim, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"reduceHeap", nullptr, ReduceHeap, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

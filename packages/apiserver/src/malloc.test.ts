@@ -52,3 +52,33 @@ test('the trimmer returns freed Buffer memory that glibc kept in the RSS', { ski
   assert.equal(out.trims.length, 1, 'one trim while over the threshold');
   assert.ok(out.rssBefore - out.rssAfter >= 48 * MiB, `RSS ${(out.rssBefore / MiB).toFixed(0)} -> ${(out.rssAfter / MiB).toFixed(0)} MiB`);
 });
+
+/**
+ * In a child process: 2,000,000 small objects are made, then dropped while nothing allocates (as
+ * after start-up), leaving V8's heap grown; the start-up settle (two calls in a burst) runs one
+ * compacting collection that gives the pages back.
+ */
+test('the start-up heap settle returns the heap V8 grew into, once per burst of calls', { skip: !mallocAddon() && 'addon not built' }, () => {
+  const mod = pathToFileURL(resolve(import.meta.dirname, 'malloc.js')).href;
+  const script = `
+    import { settleHeapSoon } from ${JSON.stringify(mod)};
+    let garbage = [];
+    for (let i = 0; i < 2000000; i++) garbage.push({ i, s: 'x' + i });
+    const settles = [];
+    settleHeapSoon((i) => settles.push(i));
+    settleHeapSoon((i) => settles.push(i));
+    // Dropped before the settle runs (a second after the last call), with nothing allocating since.
+    await new Promise((r) => setTimeout(r, 300));
+    // Read here, so that V8 cannot find the list dead any earlier.
+    const made = garbage.length;
+    garbage = null;
+    await new Promise((r) => setTimeout(r, 2500));
+    console.log(JSON.stringify({ made, settles }));
+  `;
+  const { made, settles } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { made: number; settles: Array<{ heapBefore: number; heapAfter: number; compacting: boolean }> };
+  assert.equal(made, 2_000_000);
+  assert.equal(settles.length, 1, 'one collection for the burst');
+  const MiB = 2 ** 20;
+  assert.equal(settles[0]!.compacting, true);
+  assert.ok(settles[0]!.heapBefore - settles[0]!.heapAfter >= 64 * MiB, `heap ${(settles[0]!.heapBefore / MiB).toFixed(0)} -> ${(settles[0]!.heapAfter / MiB).toFixed(0)} MiB`);
+});

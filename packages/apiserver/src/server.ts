@@ -8,8 +8,6 @@ import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:crypto';
 import { DEFAULT_CIPHERS as tlsDefaultCiphers } from 'node:tls';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import express from 'express';
 import { methodNotSupported, pathNotFound } from '@plinth/api';
@@ -18,6 +16,7 @@ import type { ServerOptions } from './flags.js';
 import { completeOptions } from './options.js';
 import { buildConfig, type ServerConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
+import { logHeapSettled, settleHeapSoon } from './malloc.js';
 import { contextOf, type Handler } from './context.js';
 import { withAuthentication, withAuthorization, withCacheControl, withMaxInFlight, withRecover, withRequestInfo } from './filters/index.js';
 import { createResourceHandler, SERVED_VERBS } from './handlers/resource.js';
@@ -98,23 +97,6 @@ export async function startServer(opts: ServerOptions, log: Logger = createLogge
   const config = await buildConfig(options, log);
   config.postStartHooks.push(...(extensions.postStartHooks ?? []));
   return serve(config);
-}
-
-/**
- * One full garbage collection once the watch caches are loaded: what loading them left behind
- * (etcd pages, decoded responses) would otherwise stay in the old generation, and in the
- * process's memory, until the heap next grows. Nothing is exposed to anything else.
- */
-/** How long after serving starts the controllers' first lists are done with (see collectStartupGarbage). */
-const STARTUP_SETTLE_MS = 2000;
-
-function collectStartupGarbage(): void {
-  try {
-    setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
-  } catch {
-    // Not available: the collector will get to it in its own time.
-  }
 }
 
 const SERVER_CIPHERS = ['TLS_AES_128_GCM_SHA256', ...tlsDefaultCiphers.split(':').filter((c) => c !== 'TLS_AES_128_GCM_SHA256')].join(':');
@@ -325,9 +307,9 @@ export async function serve(config: ServerConfig): Promise<RunningServer> {
     await config.close();
     throw e;
   }
-  collectStartupGarbage();
-  // Once more when the controllers started below have made their first lists.
-  setTimeout(collectStartupGarbage, STARTUP_SETTLE_MS).unref();
+  // What loading the watch caches left behind goes back to the OS (the garbage collector asks
+  // again once its monitors have listed every resource).
+  settleHeapSoon(logHeapSettled(log));
   const stopControllers = config.controllers.map((c) => c.start());
   // Singleton work runs while this replica leads (always, with --leader-elect=false).
   for (const c of config.singletons) config.elector.run(c.name, () => c.start());

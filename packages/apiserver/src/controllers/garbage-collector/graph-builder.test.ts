@@ -103,3 +103,53 @@ test('a relist forgets objects deleted while no watch was open', () => {
   assert.equal(builder.graph.get('o1'), undefined);
   assert.deepEqual(del, ['d1']);
 });
+
+test('an object with no owners, deletion or GC finalizer is held by its identity alone; its node is made when needed', () => {
+  const { builder, del } = recorder();
+  add(builder, cm('plain', 'p1', 'ns'));
+  assert.deepEqual(builder.graph.plain('p1'), { apiVersion: 'v1', kind: 'ConfigMap', name: 'plain', uid: 'p1', namespace: 'ns' });
+  assert.equal(builder.graph.size, 1);
+  // Seen again unchanged: still no node.
+  add(builder, cm('plain', 'p1', 'ns'), 'update');
+  assert.ok(builder.graph.plain('p1'));
+  // A dependent naming it makes its node (observed, not virtual: no worker is asked to check it).
+  add(builder, cm('dep', 'd1', 'ns', { owners: [ref('plain', 'p1')] }));
+  assert.equal(builder.graph.plain('p1'), undefined);
+  const owner = builder.graph.get('p1')!;
+  assert.equal(owner.virtual, false);
+  assert.deepEqual([...owner.dependents].map((n) => n.identity.uid), ['d1']);
+  assert.deepEqual(del, []);
+  // Deleted, its dependent is queued as with any node.
+  add(builder, cm('plain', 'p1', 'ns'), 'delete');
+  assert.equal(builder.graph.get('p1'), undefined);
+  assert.deepEqual(del, ['d1']);
+});
+
+test('a plain object that gains a GC finalizer while being deleted gets a node and its transition', () => {
+  const { builder, orphan } = recorder();
+  add(builder, cm('o', 'o1', 'ns'));
+  assert.ok(builder.graph.plain('o1'));
+  add(builder, cm('o', 'o1', 'ns', { finalizers: ['orphan'], deleting: true }), 'update');
+  assert.equal(builder.graph.plain('o1'), undefined);
+  assert.equal(builder.graph.get('o1')!.beingDeleted, true);
+  assert.deepEqual(orphan, ['o1']);
+});
+
+test('a relist forgets plain objects missing from it, and keeps those in it', () => {
+  const { builder } = recorder();
+  add(builder, cm('a', 'a1', 'ns'));
+  add(builder, cm('b', 'b1', 'ns'));
+  builder.replace('v1', 'ConfigMap', [cm('a', 'a1', 'ns')]);
+  assert.ok(builder.graph.plain('a1'));
+  assert.equal(builder.graph.get('b1'), undefined);
+  assert.equal(builder.graph.size, 1);
+});
+
+test('a verified-absent (virtual) delete of a plain object with other coordinates leaves it', () => {
+  const { builder } = recorder();
+  add(builder, cm('a', 'a1', 'ns'));
+  builder.virtualDelete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'a1', namespace: 'ns' });
+  assert.equal(builder.graph.get('a1')!.identity.name, 'a');
+  builder.virtualDelete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'a1', namespace: 'ns' });
+  assert.equal(builder.graph.get('a1'), undefined);
+});

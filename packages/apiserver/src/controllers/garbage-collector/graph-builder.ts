@@ -8,7 +8,7 @@
  * graph_changes queue).
  */
 import type { OwnerReference, StoredObject } from '@plinth/api';
-import { AbsentOwnerCache, Graph, GraphNode, alternateOwnerIdentity, identityString, partitionDependents, refIdentity, refMatches, referencesDiffs, sameIdentity, type Identity } from './graph.js';
+import { AbsentOwnerCache, Graph, GraphNode, NO_OWNERS, alternateOwnerIdentity, identityString, partitionDependents, refIdentity, refMatches, referencesDiffs, sameIdentity, type Identity } from './graph.js';
 
 /** metav1.FinalizerOrphanDependents / FinalizerDeleteDependents. */
 export const FINALIZER_ORPHAN = 'orphan';
@@ -20,25 +20,48 @@ export interface GraphEvent {
   /** A worker found the object absent (or replaced): kube's virtual delete event. */
   virtual: boolean;
   identity: Identity;
-  owners: OwnerReference[];
+  owners: readonly OwnerReference[];
   beingDeleted: boolean;
   orphan: boolean;
   foreground: boolean;
+}
+
+/**
+ * One copy of each namespace name for the graph's identities (every decoded object brings its own
+ * copy, and the graph keeps an identity per object). Forgotten wholesale past a bound: only the
+ * sharing is lost.
+ */
+const namespaceNames = new Map<string, string>();
+const MAX_NAMESPACE_NAMES = 10_000;
+
+function sharedNamespace(ns: string | undefined): string {
+  if (!ns) return '';
+  const known = namespaceNames.get(ns);
+  if (known !== undefined) return known;
+  if (namespaceNames.size >= MAX_NAMESPACE_NAMES) namespaceNames.clear();
+  namespaceNames.set(ns, ns);
+  return ns;
 }
 
 /** The event of an object a monitor of `apiVersion`/`kind` saw. */
 export function eventOf(type: GraphEvent['type'], obj: StoredObject, apiVersion: string, kind: string): GraphEvent {
   const m = obj.metadata;
   const finalizers = m.finalizers ?? [];
+  const owners = m.ownerReferences;
   return {
     type,
     virtual: false,
-    identity: { apiVersion, kind, name: m.name ?? '', uid: m.uid ?? '', namespace: m.namespace ?? '' },
-    owners: m.ownerReferences ?? [],
+    identity: { apiVersion, kind, name: m.name ?? '', uid: m.uid ?? '', namespace: sharedNamespace(m.namespace) },
+    owners: owners && owners.length > 0 ? owners : NO_OWNERS,
     beingDeleted: !!m.deletionTimestamp,
     orphan: finalizers.includes(FINALIZER_ORPHAN),
     foreground: finalizers.includes(FINALIZER_FOREGROUND),
   };
+}
+
+/** An event of an object the graph holds by its identity alone: no owners, deletion or GC finalizer. */
+function isPlain(e: GraphEvent): boolean {
+  return e.owners.length === 0 && !e.beingDeleted && !e.orphan && !e.foreground;
 }
 
 export interface GraphBuilderDeps {
@@ -67,20 +90,29 @@ export class GraphBuilder {
   replace(apiVersion: string, kind: string, items: readonly StoredObject[]): void {
     const present = new Set<string>();
     for (const item of items) if (item.metadata.uid) present.add(item.metadata.uid);
-    const gone = [...this.graph.observedOf(apiVersion, kind)].filter((n) => !present.has(n.identity.uid));
+    const gone = [...this.graph.observedUidsOf(apiVersion, kind)].filter((uid) => !present.has(uid)).map((uid) => this.graph.get(uid)!);
     for (const n of gone) this.process({ type: 'delete', virtual: false, identity: n.identity, owners: n.owners, beingDeleted: n.beingDeleted, orphan: false, foreground: false });
     for (const item of items) this.process(eventOf('add', item, apiVersion, kind));
   }
 
   /** kube's enqueueVirtualDeleteEvent: a worker verified `identity` absent. */
   virtualDelete(identity: Identity): void {
-    this.process({ type: 'delete', virtual: true, identity, owners: [], beingDeleted: false, orphan: false, foreground: false });
+    this.process({ type: 'delete', virtual: true, identity, owners: NO_OWNERS, beingDeleted: false, orphan: false, foreground: false });
   }
 
   /** kube's processGraphChanges for one event. */
   process(event: GraphEvent): void {
     const uid = event.identity.uid;
     if (!uid) return;
+    // An object held by its identity alone (see Graph): seen again with nothing the graph keeps, or
+    // gone, it needs no node.
+    if (!event.virtual && this.graph.plain(uid)) {
+      if (event.type === 'delete') {
+        this.graph.delete(uid);
+        return;
+      }
+      if (isPlain(event)) return;
+    }
     let existing = this.graph.get(uid);
     if (existing && !event.virtual && existing.virtual) {
       // The object a virtual node stood for is seen: dependents that named it with other
@@ -97,6 +129,10 @@ export class GraphBuilder {
     }
     if (event.type !== 'delete') {
       if (!existing) {
+        if (isPlain(event)) {
+          this.graph.setPlain(event.identity);
+          return;
+        }
         const n = new GraphNode({ identity: event.identity, virtual: false, owners: event.owners, beingDeleted: event.beingDeleted, deletingDependents: event.beingDeleted && event.foreground });
         this.graph.set(n);
         this.#addDependentToOwners(n, n.owners);

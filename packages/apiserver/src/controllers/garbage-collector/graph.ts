@@ -40,27 +40,72 @@ export function refIdentity(ref: OwnerReference, namespace: string): Identity {
 
 const NO_DEPENDENTS: ReadonlySet<GraphNode> = new Set();
 
+/** The owners of a node that has none: one shared empty list (the graph holds every object). */
+export const NO_OWNERS: readonly OwnerReference[] = Object.freeze([]);
+
+// GraphNode's flags, packed in one small integer: the graph holds a node for every object of every
+// resource (200,000 ServiceAccounts, 200,000 nodes), and five boolean fields cost 40 bytes a node.
+const VIRTUAL = 1;
+const BEING_DELETED = 2;
+const DELETING_DEPENDENTS = 4;
+const ORPHAN_FINALIZER = 8;
+const FOREGROUND_FINALIZER = 16;
+
 export class GraphNode {
   identity: Identity;
-  /** Only named by ownerRefs so far (kube's `virtual`, cleared by markObserved). */
-  virtual: boolean;
-  /** Has a deletionTimestamp. */
-  beingDeleted: boolean;
-  /** Being deleted in the foreground: waits for its blocking dependents. */
-  deletingDependents: boolean;
-  owners: OwnerReference[];
+  owners: readonly OwnerReference[];
   /** Created with the first dependent: most objects have none, and the graph holds every object. */
   #dependents: Set<GraphNode> | undefined;
-  /** The GC finalizers last observed (to see a transition start, kube's processTransitions). */
-  orphanFinalizer = false;
-  foregroundFinalizer = false;
+  #flags: number;
 
-  constructor(init: { identity: Identity; virtual: boolean; owners?: OwnerReference[]; beingDeleted?: boolean; deletingDependents?: boolean }) {
+  constructor(init: { identity: Identity; virtual: boolean; owners?: readonly OwnerReference[]; beingDeleted?: boolean; deletingDependents?: boolean }) {
     this.identity = init.identity;
-    this.virtual = init.virtual;
-    this.owners = init.owners ?? [];
-    this.beingDeleted = init.beingDeleted ?? false;
-    this.deletingDependents = init.deletingDependents ?? false;
+    this.owners = init.owners && init.owners.length > 0 ? init.owners : NO_OWNERS;
+    this.#dependents = undefined;
+    this.#flags = (init.virtual ? VIRTUAL : 0) | (init.beingDeleted ? BEING_DELETED : 0) | (init.deletingDependents ? DELETING_DEPENDENTS : 0);
+  }
+
+  #set(flag: number, on: boolean): void {
+    this.#flags = on ? this.#flags | flag : this.#flags & ~flag;
+  }
+
+  /** Only named by ownerRefs so far (kube's `virtual`, cleared by markObserved). */
+  get virtual(): boolean {
+    return (this.#flags & VIRTUAL) !== 0;
+  }
+  set virtual(on: boolean) {
+    this.#set(VIRTUAL, on);
+  }
+
+  /** Has a deletionTimestamp. */
+  get beingDeleted(): boolean {
+    return (this.#flags & BEING_DELETED) !== 0;
+  }
+  set beingDeleted(on: boolean) {
+    this.#set(BEING_DELETED, on);
+  }
+
+  /** Being deleted in the foreground: waits for its blocking dependents. */
+  get deletingDependents(): boolean {
+    return (this.#flags & DELETING_DEPENDENTS) !== 0;
+  }
+  set deletingDependents(on: boolean) {
+    this.#set(DELETING_DEPENDENTS, on);
+  }
+
+  /** The GC finalizers last observed (to see a transition start, kube's processTransitions). */
+  get orphanFinalizer(): boolean {
+    return (this.#flags & ORPHAN_FINALIZER) !== 0;
+  }
+  set orphanFinalizer(on: boolean) {
+    this.#set(ORPHAN_FINALIZER, on);
+  }
+
+  get foregroundFinalizer(): boolean {
+    return (this.#flags & FOREGROUND_FINALIZER) !== 0;
+  }
+  set foregroundFinalizer(on: boolean) {
+    this.#set(FOREGROUND_FINALIZER, on);
   }
 
   get dependents(): ReadonlySet<GraphNode> {
@@ -82,15 +127,34 @@ export class GraphNode {
   }
 }
 
-/** The uid → node map (kube's concurrentUIDToNode; here single-threaded). */
+/**
+ * The uid → node map (kube's concurrentUIDToNode; here single-threaded). An observed object with
+ * no owners, no dependents, no deletion and no GC finalizer (most objects of a cluster) is held by
+ * its identity alone: its node is made when first asked for (get), so the graph costs such an
+ * object its identity and a map entry instead of a node too.
+ */
 export class Graph {
-  readonly #nodes = new Map<string, GraphNode>();
+  readonly #nodes = new Map<string, GraphNode | Identity>();
 
+  /** The node of `uid` (made now for an object held by its identity). */
   get(uid: string): GraphNode | undefined {
-    return this.#nodes.get(uid);
+    const v = this.#nodes.get(uid);
+    if (v === undefined || v instanceof GraphNode) return v;
+    const n = new GraphNode({ identity: v, virtual: false });
+    this.#nodes.set(uid, n);
+    return n;
+  }
+  /** The identity of `uid` when it is held by its identity alone (see the class comment). */
+  plain(uid: string): Identity | undefined {
+    const v = this.#nodes.get(uid);
+    return v === undefined || v instanceof GraphNode ? undefined : v;
   }
   set(n: GraphNode): void {
     this.#nodes.set(n.identity.uid, n);
+  }
+  /** An observed object that needs no node (no owners, dependents, deletion or GC finalizer). */
+  setPlain(identity: Identity): void {
+    this.#nodes.set(identity.uid, identity);
   }
   delete(uid: string): void {
     this.#nodes.delete(uid);
@@ -98,9 +162,12 @@ export class Graph {
   get size(): number {
     return this.#nodes.size;
   }
-  /** Observed nodes of one kind of object (a monitor's, for its relist). */
-  *observedOf(apiVersion: string, kind: string): Iterable<GraphNode> {
-    for (const n of this.#nodes.values()) if (!n.virtual && n.identity.apiVersion === apiVersion && n.identity.kind === kind) yield n;
+  /** UIDs of the observed objects of one kind (a monitor's, for its relist). */
+  *observedUidsOf(apiVersion: string, kind: string): Iterable<string> {
+    for (const [uid, v] of this.#nodes) {
+      const i = v instanceof GraphNode ? (v.virtual ? undefined : v.identity) : v;
+      if (i && i.apiVersion === apiVersion && i.kind === kind) yield uid;
+    }
   }
 }
 

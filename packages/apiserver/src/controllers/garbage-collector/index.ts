@@ -16,6 +16,7 @@ import { attemptToDeleteWorker } from './attempt-to-delete.js';
 import { attemptToOrphanWorker } from './attempt-to-orphan.js';
 import { createEventRecorder } from './events.js';
 import { startMonitors } from './monitors.js';
+import { logHeapSettled, settleHeapSoon } from '../../malloc.js';
 
 export { GC_USER } from './client.js';
 export { GC_EVENT_SOURCE } from './events.js';
@@ -83,6 +84,8 @@ export function startGarbageCollector(deps: GarbageCollectorDeps): () => void {
   void monitors.synced.then(() => {
     if (stopped) return;
     log.info('Garbage collector: all resource monitors have synced. Proceeding to collect garbage', { resources: monitors.resources().length, nodes: builder.graph.size });
+    // The first lists decoded every object's metadata at once: at start-up, that memory goes back.
+    settleHeapSoon(logHeapSettled(log));
     attemptToDelete.run();
     attemptToOrphan.run();
   });
