@@ -308,11 +308,20 @@ export function parseJson(text: string, opts?: ParseJsonOptions): unknown {
 }
 
 /**
+ * Whether compact JSON this server wrote may hold a number the exact parser reads (16 digits in a
+ * row; parseStoredJson's test): without one, JSON.parse reads the text back, and JSON.stringify of
+ * what it read is the text again.
+ */
+export function hasLongNumbers(text: string): boolean {
+  return SIXTEEN_DIGITS.test(text);
+}
+
+/**
  * Parses compact JSON this server wrote (JSON.stringify's layout: stored objects, FieldsV1 keys):
  * a regular-expression test, and the scan only when it hits, pick the exact parser.
  */
 export function parseStoredJson(text: string): unknown {
-  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
+  if (!hasLongNumbers(text)) return JSON.parse(text);
   return parseJson(text);
 }
 

@@ -48,6 +48,18 @@ export class CachedObject {
     return new CachedObject(value.toString('utf8'), rev, value.length);
   }
 
+  /**
+   * This version's text is known to be what JSON.stringify writes for what decoding it gives, with
+   * the cache's apiVersion and kind (this process wrote it: object-codec's writtenStored), and
+   * `cut` is cutOf's for it (undefined: none, the scanner serves it): it is served as bytes without
+   * the check that decodes and encodes it. Whether that was news (not checked before).
+   */
+  provenPlain(cut: number | undefined): boolean {
+    if (this.#plain !== undefined) return false;
+    this.#plain = cut ?? PLAIN;
+    return true;
+  }
+
   /** The same stored text at another revision (a deletion's last state). */
   at(rev: number): CachedObject {
     return new CachedObject(this.text, rev, this.size);

@@ -14,6 +14,7 @@ import type { CachedBytes, CreateOptions, DeleteOptions, GetOptions, ListOptions
 import { StorageError } from './errors.js';
 import { TOO_LARGE_WAIT_MS, type EtcdStore } from './etcd-store.js';
 import { CachedObject, type ReadDefaults } from './cached-object.js';
+import { writtenStored } from './object-codec.js';
 import { parseResourceVersion } from './resource-version.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import type { RawWatch } from './watch-mux.js';
@@ -54,7 +55,15 @@ export interface CacherStats {
   consistentReadsFromEtcd: number;
   /** getJson and listJson calls answered with stored bytes (no decode, no encode). */
   bytesResponses: number;
+  /**
+   * Cached versions this process wrote, known from their write to be servable as bytes (not
+   * decoded and encoded again to check it).
+   */
+  provenByWrite: number;
 }
+
+/** At most this many writes wait for their event in #written (past it the map starts again). */
+const MAX_WRITTEN = 4096;
 
 export class Cacher implements Store, CachedBytes {
   readonly #etcd: EtcdStore;
@@ -65,6 +74,8 @@ export class Cacher implements Store, CachedBytes {
   readonly #onError: (msg: string, err: unknown) => void;
 
   readonly #objects = new Map<string, CachedObject>();
+  /** Writes of this process whose event has yet to come (see #noteWritten), by key. */
+  readonly #written = new Map<string, { revision: number; text: string; cut: number | undefined }>();
   #sortedKeys: string[] | undefined;
   /**
    * Sorted keys of each narrower prefix read lately (namespaces), so that a write does not make
@@ -102,7 +113,7 @@ export class Cacher implements Store, CachedBytes {
    * any revision from its own up to that one, until an event under the prefix arrives.
    */
   readonly #provenTo = new Map<string, number>();
-  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0, bytesResponses: 0 };
+  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0, bytesResponses: 0, provenByWrite: 0 };
   readonly #consistentFromCache: boolean;
 
   constructor(opts: CacherOptions) {
@@ -215,6 +226,13 @@ export class Cacher implements Store, CachedBytes {
         ce = cacheEvent(key, rev, prev.at(rev), prev, 'DELETED', size);
       } else {
         const cur = CachedObject.fromBuffer(ev.kv.value, rev);
+        if (this.#written.size > 0) {
+          const w = this.#written.get(key);
+          if (w && w.revision <= rev) {
+            this.#written.delete(key);
+            if (w.revision === rev && w.text === cur.text && cur.provenPlain(w.cut)) this.#stats.provenByWrite++;
+          }
+        }
         this.#objects.set(key, cur);
         if (!prev) this.#keysChanged(key, true);
         ce = cacheEvent(key, rev, cur, prev, prev ? 'MODIFIED' : 'ADDED', cur.size);
@@ -411,8 +429,10 @@ export class Cacher implements Store, CachedBytes {
 
   // --- Store: writes go to etcd --------------------------------------------------------------
 
-  create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject> {
-    return this.#etcd.create(key, obj, opts);
+  async create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject> {
+    const out = await this.#etcd.create(key, obj, opts);
+    this.#noteWritten(key, out);
+    return out;
   }
 
   /**
@@ -420,9 +440,29 @@ export class Cacher implements Store, CachedBytes {
    * bytes: the store decodes them once for the update (decoding the cached copy and encoding it
    * again for the store to decode was twice the work).
    */
-  guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
+  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, opts: UpdateOptions = {}): Promise<StoredObject> {
     const suggestedState = this.#suggestedState(key, opts);
-    return this.#etcd.guaranteedUpdate(key, tryUpdate, suggestedState ? { ...opts, suggestedState } : opts);
+    const out = await this.#etcd.guaranteedUpdate(key, tryUpdate, suggestedState ? { ...opts, suggestedState } : opts);
+    this.#noteWritten(key, out);
+    return out;
+  }
+
+  /**
+   * What this process wrote at `key` (the object a write returned) is served as bytes without the
+   * check of its text (see CachedObject.provenPlain) when the cache's version of `key` has that
+   * revision and the same text: now, when the write's event came first, or when it comes.
+   */
+  #noteWritten(key: string, out: StoredObject): void {
+    const w = writtenStored(out);
+    if (!w || !w.roundTrips || w.apiVersion !== this.#apiVersion || w.kind !== this.#kind) return;
+    const cached = this.#objects.get(key);
+    if (cached && cached.rev >= w.revision) {
+      if (cached.rev === w.revision && cached.text === w.text && cached.provenPlain(w.typeCut)) this.#stats.provenByWrite++;
+      return;
+    }
+    // Bounded: an entry waits only for its event, which comes unless the feed is lost.
+    if (this.#written.size >= MAX_WRITTEN) this.#written.clear();
+    this.#written.set(key, { revision: w.revision, text: w.text, cut: w.typeCut });
   }
 
   delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {

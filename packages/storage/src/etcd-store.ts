@@ -205,7 +205,7 @@ export class EtcdStore implements Store {
   }
 
   async #create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
-    const { data, text, metaEnd } = encodeForWrite(obj);
+    const { data, text, metaEnd, typeCut, roundTrips } = encodeForWrite(obj);
     const k = Buffer.from(key);
     this.#checkSize(k, data);
     if (opts.dryRun) {
@@ -221,11 +221,11 @@ export class EtcdStore implements Store {
         success: [{ request_put: { key: k, value: data, ...lease } }],
         failure: [{ request_range: { key: k } }, ...(guard ? [guard.range()] : [])],
       });
-      if (res.succeeded) return writtenObject(obj, Number(res.header.revision), text, metaEnd);
+      if (res.succeeded) return writtenObject(obj, Number(res.header.revision), text, metaEnd, typeCut, roundTrips);
       // After a cut attempt, a key holding exactly these bytes (a new uid and timestamp among
       // them) is this create, applied by the cut attempt.
       const kv = res.responses[0]?.response_range?.kvs[0];
-      if (cut && kv?.value.equals(data)) return writtenObject(obj, Number(kv.mod_revision), text, metaEnd);
+      if (cut && kv?.value.equals(data)) return writtenObject(obj, Number(kv.mod_revision), text, metaEnd, typeCut, roundTrips);
       if (kv || !guard) throw new StorageError('KeyExists', key, `key exists: ${key}`);
       // The key is free: the guard key moved. Its recheck refuses, or the create goes again.
       await guard.moved(res.responses[1]?.response_range?.kvs[0]);
@@ -341,7 +341,7 @@ export class EtcdStore implements Store {
         await refresh();
         continue;
       }
-      const { data, text, stored, metaEnd } = encodeForWrite(next);
+      const { data, text, stored, metaEnd, typeCut, roundTrips } = encodeForWrite(next);
       this.#checkSize(k, data);
       // "Unchanged" is by content, not bytes: key order may differ (kube's typed encoding fixes it).
       if (state && current && ((typeof state.data === 'string' ? text === state.data : data.equals(state.data)) || sameContent(next, current))) {
@@ -374,10 +374,10 @@ export class EtcdStore implements Store {
       });
       // The object answered is the one stored, its resourceVersion added (last in metadata, as
       // reads from the watch cache's bytes have it).
-      if (res.succeeded) return writtenObject(stored, Number(res.header.revision), text, metaEnd);
+      if (res.succeeded) return writtenObject(stored, Number(res.header.revision), text, metaEnd, typeCut, roundTrips);
       const kv = res.responses[0]?.response_range?.kvs[0];
       // After a cut attempt, the key holding exactly these bytes is this update, applied by it.
-      if (cut && kv?.value.equals(data)) return writtenObject(stored, Number(kv.mod_revision), text, metaEnd);
+      if (cut && kv?.value.equals(data)) return writtenObject(stored, Number(kv.mod_revision), text, metaEnd, typeCut, roundTrips);
       if (guarded && !kv) await guarded.moved(res.responses[1]?.response_range?.kvs[0]);
       state = kv ? { data: kv.value, modRevision: Number(kv.mod_revision) } : undefined;
       fromSuggestion = false;
