@@ -4,11 +4,14 @@
  * per request from /proc. Start with PLINTH_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" to get
  * a .cpuprofile of the whole run (warm-up included; use a large N so the measured part dominates).
  *
- *   node bench/dist/profile-writes.js deploy|cm|cm-stored create|update [N] [warm-up]
+ *   node bench/dist/profile-writes.js deploy|cm|cm-stored|pod create|update [N] [warm-up]
+ *
+ * `pod`: the pods-crud scenario's pod (bench/lib/objects.ts), its update an annotation as there.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startBenchEtcd } from './lib/etcd.js';
 import { ensureNamespace, startPlinth } from './lib/plinth.js';
+import { pod } from './lib/objects.js';
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> };
 
@@ -37,8 +40,8 @@ const etcd = await startBenchEtcd();
 const plinth = await startPlinth({ etcdEndpoint: etcd.endpoint });
 const client = plinth.client;
 await ensureNamespace(client, NS);
-const path = kind === 'deploy' ? `/apis/apps/v1/namespaces/${NS}/deployments` : `/api/v1/namespaces/${NS}/configmaps`;
-const make = kind === 'deploy' ? deployment : configMapOf(kind === 'cm-stored' ? 63 : 12);
+const path = kind === 'deploy' ? `/apis/apps/v1/namespaces/${NS}/deployments` : kind === 'pod' ? `/api/v1/namespaces/${NS}/pods` : `/api/v1/namespaces/${NS}/configmaps`;
+const make = kind === 'deploy' ? deployment : kind === 'pod' ? (name: string, i: number): Obj => pod(NS, name, i) : configMapOf(kind === 'cm-stored' ? 63 : 12);
 /** plinth's user + system CPU so far, in µs (clock ticks of 10 ms). */
 const cpuUs = (): number => {
   const f = readFileSync(`/proc/${plinth.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -61,6 +64,7 @@ const create = async (prefix: string, i: number): Promise<void> => {
 const update = async (prefix: string, i: number): Promise<void> => {
   const o = kept.get(prefix + i)!;
   if (kind === 'deploy') (o['spec'] as Record<string, unknown>)['replicas'] = 5;
+  else if (kind === 'pod') (o.metadata['annotations'] as Record<string, string>)['bench.plinth.io/updated'] = 'true';
   else (o['data'] as Record<string, string>)['extra'] = 'x';
   await client.json('PUT', `${path}/${prefix}${i}`, Buffer.from(JSON.stringify(o)), 200);
 };
