@@ -143,6 +143,8 @@ describe('escalation prevention (RBAC authorizer)', () => {
     // bob may manage roles and bindings in the namespace and read pods; nothing else.
     expectCode(await c.post(roles(ns), role('rbac-manager', [pods, { apiGroups: [G], resources: ['roles', 'rolebindings'], verbs: ['create', 'update', 'get'] }])), 201);
     expectCode(await c.post(bindings(ns), binding('bob-manager', 'Role', 'rbac-manager')), 201);
+    // The authorizer learns of the binding from its watch: until then bob is refused everything.
+    await eventually(async () => (await c.get(roles(ns, 'not-there'), bob)).status === 404, 10_000, "bob's binding seen by the authorizer");
   });
 
   it('a role within what the user holds is allowed', async () => {
