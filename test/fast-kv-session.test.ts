@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { EtcdCallCut, EtcdStatusError, EtcdStore, FastKV, freePort, toEtcd3Error, type FastKVOptions } from '@plinth/storage';
 import type { StoredObject } from '@plinth/api';
-import { tempDir } from './harness.js';
+import { stopProcess, tempDir } from './harness.js';
 
 let member: ChildProcess;
 let endpoint: string;
@@ -94,7 +94,7 @@ async function fastKv(fallback: Etcd3['kv'], extra: Partial<FastKVOptions> = {})
 
 /** Runs `fn` with the member stopped (SIGSTOP), then lets it go on (SIGCONT). */
 async function whileStopped<T>(fn: () => Promise<T>): Promise<T> {
-  member.kill('SIGSTOP');
+  await stopProcess(member);
   try {
     return await fn();
   } finally {
@@ -177,7 +177,7 @@ test('a member stopping mid-call: the write fails as EtcdCallCut long before its
     const obj = (name: string): StoredObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `uid-${name}` }, data: { a: 'b' } }) as StoredObject;
     for (let i = 0; i < 20; i++) await store.create(`/fk-stop/warm${i}`, obj(`warm${i}`));
     const created = store.create('/fk-stop/cm', obj('cm'));
-    member.kill('SIGSTOP');
+    await stopProcess(member);
     await sleep(1500); // the keepalive cuts the call; the write loop resends through etcd3, which waits
     member.kill('SIGCONT');
     const written = await created;

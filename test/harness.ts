@@ -2,7 +2,7 @@
  * Test harness: a real etcd on free loopback ports, plinth in-process or as its real executable,
  * and a small HTTPS client that speaks to it with the admin token. Everything cleans up after itself.
  */
-import { mkdtempSync, rmSync, existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -268,6 +268,32 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Sends SIGSTOP to `child` and waits until every one of its threads is stopped. kill() returns
+ * once the signal is pending: on a busy machine a thread of a multi-threaded process (etcd's Go
+ * runtime) may still run for milliseconds and answer a request sent in the meantime.
+ */
+export async function stopProcess(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  const pid = child.pid!;
+  child.kill('SIGSTOP');
+  const deadline = Date.now() + timeoutMs;
+  const stopped = (): boolean =>
+    readdirSync(`/proc/${pid}/task`).every((t) => {
+      try {
+        // The state follows the command name in parentheses: `T` stopped, `t` traced.
+        const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'latin1');
+        const state = stat[stat.lastIndexOf(')') + 2];
+        return state === 'T' || state === 't' || state === 'Z' || state === 'X';
+      } catch {
+        return true; // the thread exited
+      }
+    });
+  while (!stopped()) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} not stopped within ${timeoutMs} ms of SIGSTOP`);
+    await new Promise((r) => setTimeout(r, 2));
   }
 }
 
