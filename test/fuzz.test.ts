@@ -111,6 +111,11 @@ interface WireRequest {
   body?: Buffer;
   /** Send the body with Transfer-Encoding: chunked instead of a Content-Length. */
   chunked?: boolean;
+  /**
+   * Not a watch: read the answer to its end even when it comes without a Content-Length (a large
+   * list is streamed chunked, and on a loaded machine takes longer than STREAM_PEEK_MS).
+   */
+  whole?: boolean;
 }
 
 interface Answer {
@@ -158,7 +163,7 @@ class WireClient {
           res.on('end', () => finish({ answer: answer(false) }));
           res.on('error', (e) => finish({ error: describeError(e) }));
           // A 200 without a length is a stream (a watch): read a little, then hang up.
-          if (res.statusCode === 200 && res.headers['content-length'] === undefined && r.method !== 'HEAD') {
+          if (!r.whole && res.statusCode === 200 && res.headers['content-length'] === undefined && r.method !== 'HEAD') {
             setTimeout(() => {
               finish({ answer: answer(true) });
               req.destroy();
@@ -225,7 +230,7 @@ interface DiscoveryResource {
 }
 
 async function getJson<T>(c: WireClient, token: string, path: string): Promise<T> {
-  const o = await c.send({ method: 'GET', path, headers: { ...bearer(token), accept: 'application/json' } });
+  const o = await c.send({ method: 'GET', path, headers: { ...bearer(token), accept: 'application/json' }, whole: true });
   assert.equal(o.answer?.status, 200, `GET ${path}: ${o.error ?? o.answer?.body.toString().slice(0, 300)}`);
   return JSON.parse(o.answer!.body.toString('utf8')) as T;
 }
@@ -2058,7 +2063,7 @@ async function populate(c: WireClient, token: string, resources: ServedResource[
   }
   for (const r of [namespaces, ...creatable]) {
     const path = r === namespaces ? objectPath(r, SETUP_NAMESPACES[0]!) : objectPath(r, SETUP_NAMES[0]!, r.namespaced ? SETUP_NAMESPACES[0] : undefined);
-    const o = await c.send({ method: 'GET', path, headers: { ...bearer(token), accept: 'application/vnd.kubernetes.protobuf' } });
+    const o = await c.send({ method: 'GET', path, headers: { ...bearer(token), accept: 'application/vnd.kubernetes.protobuf' }, whole: true });
     if (o.answer?.status === 200) samples.push(o.answer.body);
   }
   const list = await getJson<{ metadata: { resourceVersion: string } }>(c, token, '/api/v1/namespaces');
@@ -2145,7 +2150,7 @@ async function checkIntegrity(c: WireClient, token: string, resources: ServedRes
     if (!r.verbs.includes('update')) continue;
     const n = nameOf(item);
     const path = objectPath(r, n.name, n.namespace);
-    const get: WireRequest = { method: 'GET', path, headers: { ...bearer(token), accept: 'application/json' } };
+    const get: WireRequest = { method: 'GET', path, headers: { ...bearer(token), accept: 'application/json' }, whole: true };
     const got = await c.send(get);
     const body = got.answer?.status === 200 ? (JSON.parse(got.answer.body.toString('utf8')) as unknown) : undefined;
     if (!isDeepStrictEqual(withoutTypeMeta(body), withoutTypeMeta(item))) {
