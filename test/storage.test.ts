@@ -223,3 +223,51 @@ test('a metadata-only list from the watch cache gives apiVersion, kind and metad
     await cacher.close();
   }
 });
+
+test("an update whose object names a newer resourceVersion than the cache's copy is not first tried on that copy", async () => {
+  // The cache's etcd watch delivers each event 400 ms late: its copy of a key lags etcd's.
+  class LaggingFeed extends EtcdStore {
+    override watchFeed(...[key, exact, rev, handlers]: Parameters<EtcdStore['watchFeed']>): ReturnType<EtcdStore['watchFeed']> {
+      return super.watchFeed(key, exact, rev, { ...handlers, onEvents: (events, r) => void setTimeout(() => handlers.onEvents(events, r), 400) });
+    }
+  }
+  const lagging = new LaggingFeed({ endpoints: [etcd.endpoint] });
+  const cacher = new Cacher({ etcd: lagging, prefix: '/registry/lagging/', apiVersion: 'v1', kind: 'ServiceAccount' });
+  await cacher.start();
+  const key = '/registry/lagging/ns/a';
+  try {
+    await cacher.create(key, obj('a'));
+    await new Promise((r) => setTimeout(r, 900)); // the cache has the first version
+    // The caller's update function, as a PUT's: its object carries the version it read.
+    const seen: string[] = [];
+    const putAt = (rv: string) => (cur: StoredObject | undefined): StoredObject => {
+      seen.push(cur!.metadata.resourceVersion!);
+      if (cur!.metadata.resourceVersion !== rv) throw new Error('conflict');
+      return { ...cur!, secrets: [{ name: `s${rv}` }] } as StoredObject;
+    };
+    // Another writer (not through this cache) changes the key; the cache has yet to see it.
+    const v2 = (await store.guaranteedUpdate(key, (cur) => ({ ...cur!, automountServiceAccountToken: false }))).metadata.resourceVersion!;
+    // Without the caller's version the cached copy is tried first, fails, and etcd's state is read.
+    await cacher.guaranteedUpdate(key, putAt(v2));
+    assert.equal(seen.length, 2, `tried on the cached copy first: ${seen.join(', ')}`);
+    assert.equal(seen[1], v2);
+    // With it, the stale copy is skipped: one attempt, on etcd's state.
+    const v4 = (await store.guaranteedUpdate(key, (cur) => ({ ...cur!, automountServiceAccountToken: true }))).metadata.resourceVersion!;
+    seen.length = 0;
+    const skippedBefore = cacher.stats().staleSuggestionsSkipped;
+    const out = await cacher.guaranteedUpdate(key, putAt(v4), { knownRevision: Number(v4) });
+    assert.deepEqual(seen, [v4]);
+    assert.equal(cacher.stats().staleSuggestionsSkipped, skippedBefore + 1);
+    assert.ok(Number(out.metadata.resourceVersion) > Number(v4));
+    // A caller's version the cache has reached changes nothing: the cached copy is used.
+    await new Promise((r) => setTimeout(r, 900));
+    const current = await cacher.get(key, { resourceVersion: '0' });
+    seen.length = 0;
+    await cacher.guaranteedUpdate(key, putAt(current.metadata.resourceVersion!), { knownRevision: Number(current.metadata.resourceVersion) });
+    assert.deepEqual(seen, [current.metadata.resourceVersion]);
+    assert.equal(cacher.stats().staleSuggestionsSkipped, skippedBefore + 1);
+  } finally {
+    await cacher.close();
+    await lagging.close();
+  }
+});

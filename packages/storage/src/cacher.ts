@@ -60,6 +60,8 @@ export interface CacherStats {
    * decoded and encoded again to check it).
    */
   provenByWrite: number;
+  /** Updates not given the cached copy as their first state: older than the caller's resourceVersion. */
+  staleSuggestionsSkipped: number;
 }
 
 /** At most this many writes wait for their event in #written (past it the map starts again). */
@@ -113,7 +115,7 @@ export class Cacher implements Store, CachedBytes {
    * any revision from its own up to that one, until an event under the prefix arrives.
    */
   readonly #provenTo = new Map<string, number>();
-  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0, bytesResponses: 0, provenByWrite: 0 };
+  readonly #stats = { consistentReadsFromCache: 0, consistentReadsFallback: 0, consistentReadsFromEtcd: 0, bytesResponses: 0, provenByWrite: 0, staleSuggestionsSkipped: 0 };
   readonly #consistentFromCache: boolean;
 
   constructor(opts: CacherOptions) {
@@ -474,7 +476,14 @@ export class Cacher implements Store, CachedBytes {
   #suggestedState(key: string, opts: UpdateOptions | DeleteOptions): StoredState | undefined {
     if (!this.#ready || opts.suggestion || opts.suggestedState) return undefined;
     const c = this.#objects.get(key);
-    return c ? { data: c.text, modRevision: c.rev } : undefined;
+    if (!c) return undefined;
+    // Older than the version the caller read: the key changed since, and the cache has yet to see
+    // it (e.g. a controller's back-to-back writes of one object). etcd's state is read instead.
+    if ('knownRevision' in opts && opts.knownRevision !== undefined && c.rev < opts.knownRevision) {
+      this.#stats.staleSuggestionsSkipped++;
+      return undefined;
+    }
+    return { data: c.text, modRevision: c.rev };
   }
 
   currentRevision(): Promise<number> {

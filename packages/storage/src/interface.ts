@@ -106,6 +106,12 @@ export interface UpdateOptions {
   suggestion?: StoredObject;
   /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
   suggestedState?: StoredState;
+  /**
+   * The resourceVersion the caller's object carries (the version it read, its precondition): a
+   * cached copy of the key older than it is known stale, so a cache does not suggest it (an
+   * update attempted on it would fail its precondition and be run again on etcd's state).
+   */
+  knownRevision?: number;
   /** As CreateOptions.ttlSeconds: a written update gets a fresh lease (a skipped write keeps the old). */
   ttlSeconds?: number;
   /** As CreateOptions.guardKey, for a write that creates the key (ignoreNotFound). */

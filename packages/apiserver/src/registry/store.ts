@@ -421,7 +421,7 @@ export class ResourceStore {
           created = false;
           return this.#prepareUpdate(scope, name, this.#track(existing, obj, opts, strategy, true), existing, opts, strategy, undefined, pending);
         },
-        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...(allowCreate ? this.#guardKey() : {}) },
+        { ignoreNotFound: allowCreate, dryRun: !!opts.dryRun, ...knownRevisionOf(obj), ...(allowCreate ? this.#guardKey() : {}) },
       );
     } catch (e) {
       await pending.done(false);
@@ -793,4 +793,14 @@ export class ResourceStore {
     if (obj.apiVersion === this.#apiVersion && obj.kind === this.def.kind) return obj;
     return { ...obj, apiVersion: this.#apiVersion, kind: this.def.kind };
   }
+}
+
+/**
+ * The resourceVersion a PUT's object carries, for the storage: a cached copy of the object older
+ * than it is not worth an attempt (it would fail the precondition). Only a plain decimal revision.
+ */
+function knownRevisionOf(obj: StoredObject): { knownRevision?: number } {
+  const rv = obj.metadata.resourceVersion;
+  if (typeof rv !== 'string' || !/^[1-9]\d{0,15}$/.test(rv)) return {};
+  return { knownRevision: Number(rv) };
 }
