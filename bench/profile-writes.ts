@@ -4,7 +4,7 @@
  * per request from /proc. Start with PLINTH_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" to get
  * a .cpuprofile of the whole run (warm-up included; use a large N so the measured part dominates).
  *
- *   node bench/dist/profile-writes.js deploy|cm|cm-stored|pod create|update [N] [warm-up]
+ *   node bench/dist/profile-writes.js deploy|cm|cm-stored|pod create|update|status|delete [N] [warm-up]
  *
  * `pod`: the pods-crud scenario's pod (bench/lib/objects.ts), its update an annotation as there.
  */
@@ -68,10 +68,21 @@ const update = async (prefix: string, i: number): Promise<void> => {
   else (o['data'] as Record<string, string>)['extra'] = 'x';
   await client.json('PUT', `${path}/${prefix}${i}`, Buffer.from(JSON.stringify(o)), 200);
 };
+/** `status`: a PUT of the status subresource (a pod's conditions, as a kubelet reports them). */
+const status = async (prefix: string, i: number): Promise<void> => {
+  const o = kept.get(prefix + i)!;
+  o['status'] = { phase: 'Running', conditions: [{ type: 'Ready', status: i % 2 ? 'True' : 'False' }] };
+  const got = await client.json<{ metadata: { resourceVersion: string } }>('PUT', `${path}/${prefix}${i}/status`, Buffer.from(JSON.stringify(o)), 200);
+  o.metadata['resourceVersion'] = got.metadata.resourceVersion;
+};
+/** `delete`: a DELETE (pods without a grace period, as `kubectl delete --now` on a node-less pod). */
+const remove = async (prefix: string, i: number): Promise<void> => {
+  await client.json('DELETE', `${path}/${prefix}${i}`, undefined, 200);
+};
 await run('warm-', W, create);
-if (op === 'update') {
+if (op !== 'create') {
   await run('m-', N, create);
-  await run('warm-', W, update);
+  await run('warm-', W, op === 'update' ? update : op === 'status' ? status : remove);
 }
 const cpu0 = cpuUs();
 const t0 = Date.now();
@@ -81,7 +92,7 @@ const out = process.env['PROFILE_OUT'];
 const profiled = out
   ? client.request('GET', `/debug/pprof/profile?seconds=${process.env['PROFILE_SECONDS'] ?? '4'}`).then((r) => writeFileSync(out, r.body))
   : undefined;
-await run('m-', N, op === 'create' ? create : update);
+await run('m-', N, op === 'create' ? create : op === 'update' ? update : op === 'status' ? status : remove);
 const ms = Date.now() - t0;
 await profiled;
 console.log(`${kind} ${op}: ${((N / ms) * 1000).toFixed(0)} ops/s, plinth cpu ${((cpuUs() - cpu0) / N).toFixed(0)} µs/op`);

@@ -411,7 +411,7 @@ const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuratio
 function syncLastApplied(result: KubeJSON, applied: KubeJSON): void {
   const meta = result['metadata'];
   if (!isPlainObject(meta) || !isPlainObject(meta['annotations']) || typeof meta['annotations'][LAST_APPLIED_ANNOTATION] !== 'string') return;
-  const copy = structuredClone(applied);
+  const copy = cloneJson(applied);
   const copyMeta = copy['metadata'];
   if (isPlainObject(copyMeta) && isPlainObject(copyMeta['annotations'])) delete copyMeta['annotations'][LAST_APPLIED_ANNOTATION];
   meta['annotations'] = { ...meta['annotations'], [LAST_APPLIED_ANNOTATION]: stringifyJson(copy) };

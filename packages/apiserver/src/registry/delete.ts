@@ -8,6 +8,7 @@
  * object with finalizers. Dependents themselves are collected by a garbage collector, not here.
  */
 import {
+  cloneJson,
   conflict,
   internalError,
   notFound,
@@ -207,7 +208,7 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   const stored = await storage.get(key);
   const current = t.read(stored);
   // The read object may be shared with the watch cache: BeforeDelete works on a copy.
-  const { graceful, pending } = beforeDelete(def, structuredClone(current), opts);
+  const { graceful, pending } = beforeDelete(def, cloneJson(current), opts);
   // A deletion in progress: DeleteOptions can no longer change it.
   if (pending) return { object: current, deleted: false, finalize: true };
   const policy = gcPolicyOf(t);
@@ -215,6 +216,9 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   let ignoreNotFound = false;
   let lastExisting: StoredObject | undefined;
   let out: StoredObject | undefined;
+  // The delete's guess at the current object: what was read, or what the update just wrote (the
+  // watch cache has yet to see that write: its copy would fail the delete's compare once).
+  let guess: StoredObject | undefined = stored;
   const preconditions: Preconditions | undefined = opts.preconditions ? { ...opts.preconditions } : undefined;
   if (graceful || hasPendingFinalizers(def, current) || gcChange) {
     const u = await updateForGracefulDeletionAndFinalizers(t, opts, preconditions, policy, current);
@@ -222,6 +226,7 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
     ignoreNotFound = u.ignoreNotFound;
     lastExisting = u.lastExisting;
     out = u.out;
+    if (out) guess = u.written;
     // The update changed the resourceVersion a precondition may name.
     if (out && preconditions?.resourceVersion) preconditions.resourceVersion = out.metadata.resourceVersion!;
   }
@@ -230,7 +235,7 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   try {
     const last = await storage.delete(key, {
       ...(preconditions ? { preconditions } : {}),
-      ...(out ? {} : { suggestion: stored }),
+      ...(guess ? { suggestion: guess } : {}),
       dryRun: !!opts.dryRun,
       validateDeletion: async (cur) => {
         const obj = t.read(cur);
@@ -265,6 +270,8 @@ interface GracefulUpdate {
   alreadyDeleting: boolean;
   ignoreNotFound: boolean;
   out?: StoredObject;
+  /** The object the update stored, as the storage returned it (the delete's first guess). */
+  written?: StoredObject;
   lastExisting?: StoredObject;
 }
 
@@ -288,7 +295,7 @@ async function updateForGracefulDeletionAndFinalizers(
         if (!cur) throw notFound(groupResourceOf(def), t.name);
         const existing = t.read(cur);
         await t.admit(existing);
-        const next = structuredClone(existing);
+        const next = cloneJson(existing);
         const { graceful, pending } = beforeDelete(def, next, opts);
         if (pending) throw ALREADY_DELETING;
         // After the pending check: once a graceful deletion runs, options change no finalizer.
@@ -317,9 +324,10 @@ async function updateForGracefulDeletionAndFinalizers(
     if (e === ALREADY_DELETING) return { deleteImmediately: false, alreadyDeleting: true, ignoreNotFound: false, out: readObject };
     throw e;
   }
+  const written = out;
   out = t.read(out);
   // Finalizers keep it; so does a grace period still to run.
   if (pendingFinalizers || lastGraceful > 0) return { deleteImmediately: false, alreadyDeleting: false, ignoreNotFound: false, out };
   // Deleted gracefully with grace 0: someone else may delete it first, which is as good.
-  return { deleteImmediately: true, alreadyDeleting: false, ignoreNotFound: true, out, ...(lastExisting ? { lastExisting } : {}) };
+  return { deleteImmediately: true, alreadyDeleting: false, ignoreNotFound: true, out, written, ...(lastExisting ? { lastExisting } : {}) };
 }

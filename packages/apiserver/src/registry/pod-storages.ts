@@ -9,6 +9,7 @@ import {
   StatusError,
   badRequest,
   bindings,
+  cloneJson,
   conflict,
   fieldErrorString,
   isConflict,
@@ -72,7 +73,7 @@ async function bind(deps: PodStorageDeps, ctx: CreateContext, name: string, obj:
   // kube returns the field errors as an aggregate, which its error writer answers as a 500.
   const errs = validateBinding(binding);
   if (errs.length > 0) throw aggregateError(errs);
-  await validate(structuredClone(obj));
+  await validate(cloneJson(obj));
   const node = binding.target?.name ?? '';
   const { uid, resourceVersion } = obj.metadata;
   const annotations = stringMap(obj.metadata.annotations);
@@ -209,7 +210,7 @@ async function evict(deps: PodStorageDeps, ctx: CreateContext, obj: StoredObject
   const name = ctx.name;
   if (name !== (obj.metadata.name ?? '')) throw badRequest('name in URL does not match name in Eviction object');
   const options = deleteOptionsOf(obj, ctx.dryRun);
-  await validate(structuredClone(obj));
+  await validate(cloneJson(obj));
   const scope = { user: ctx.user, namespace: ctx.namespace };
   const retry = !options.preconditions?.resourceVersion;
   for (let attempt = 1; ; attempt++) {

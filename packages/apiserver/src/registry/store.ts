@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  cloneJson,
   FieldManager,
   OPTIMISTIC_LOCK_MESSAGE,
   apiVersionOf,
@@ -238,7 +239,7 @@ export class ResourceStore {
    */
   #track(live: StoredObject | undefined, next: StoredObject, opts: WriteOptions, strategy: ResourceStrategy = this.def.strategy, copy = false, own = false): StoredObject {
     // The field manager returns a new object; without one, a caller that needs a copy gets one here.
-    if (!opts.manager) return copy ? structuredClone(next) : next;
+    if (!opts.manager) return copy ? cloneJson(next) : next;
     const { fm, subresource } = this.#fieldManagerFor(strategy);
     return fm.update(live, next, { manager: opts.manager, apiVersion: this.#apiVersion, time: now(), ...(subresource ? { subresource } : {}), ...(own && !copy ? { inPlace: true } : {}) }) as StoredObject;
   }
@@ -451,7 +452,7 @@ export class ResourceStore {
         await pending.set(undefined);
         if (!existing) throw notFound(groupResourceOf(this.def), name);
         existing = this.#read(existing);
-        const next = structuredClone(existing);
+        const next = cloneJson(existing);
         await mutate(next);
         return this.#prepareUpdate(scope, name, next, existing, opts, strategy, admission, pending);
       }, { dryRun: !!opts.dryRun });

@@ -13,6 +13,7 @@ import {
   type Service,
   type StoredObject,
   alreadyExists,
+  cloneJson,
   conflict,
   defaultEndpoints,
   defaultService,
@@ -75,7 +76,7 @@ async function casUpdate<T extends StoredObject>(store: Store, key: string, obj:
       if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== old.metadata.resourceVersion) {
         throw conflict(gr, obj.metadata.name ?? '', OPTIMISTIC_LOCK_MESSAGE);
       }
-      const next = structuredClone(obj);
+      const next = cloneJson(obj);
       next.metadata = { ...next.metadata, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp ?? null };
       delete next.metadata.resourceVersion;
       await prepare(next, old);
@@ -97,7 +98,7 @@ export function createStorageServiceClient(opts: { store: Store; rest: ServiceRE
       return svc && opts.rest.defaultOnRead(svc);
     },
     async create(obj) {
-      const svc = structuredClone(obj);
+      const svc = cloneJson(obj);
       defaultService(svc);
       const txn = await opts.rest.allocateOnCreate(svc, false);
       try {
@@ -115,7 +116,7 @@ export function createStorageServiceClient(opts: { store: Store; rest: ServiceRE
       }
     },
     update(obj) {
-      const svc = structuredClone(obj);
+      const svc = cloneJson(obj);
       defaultService(svc);
       return casUpdate(opts.store, key(svc.metadata.namespace ?? '', svc.metadata.name ?? ''), svc, SERVICES, async (next, old) => {
         const txn = await opts.rest.reallocateOnUpdate(next, old, false);
@@ -145,7 +146,7 @@ export function createStorageEndpointsClient(opts: { store: Store; etcdPrefix?: 
   return {
     get: (ns, name) => getOrUndefined<Endpoints>(opts.store, key(ns, name)),
     async create(obj) {
-      const ep = structuredClone(obj);
+      const ep = cloneJson(obj);
       defaultEndpoints(ep);
       stamp(ep);
       check(ep);
@@ -157,7 +158,7 @@ export function createStorageEndpointsClient(opts: { store: Store; etcdPrefix?: 
       }
     },
     update(obj) {
-      const ep = structuredClone(obj);
+      const ep = cloneJson(obj);
       defaultEndpoints(ep);
       return casUpdate(opts.store, key(ep.metadata.namespace ?? '', ep.metadata.name ?? ''), ep, ENDPOINTS, async (next, old) => check(next, old));
     },
@@ -190,7 +191,7 @@ export function createStorageEndpointSliceClient(opts: { store: Store; etcdPrefi
   return {
     get: (ns, name) => getOrUndefined<StoredObject>(opts.store, key(ns, name)),
     async create(obj) {
-      const slice = structuredClone(obj);
+      const slice = cloneJson(obj);
       stamp(slice);
       slice.metadata.generation = 1;
       check(slice);
@@ -202,7 +203,7 @@ export function createStorageEndpointSliceClient(opts: { store: Store; etcdPrefi
       }
     },
     update(obj) {
-      const slice = structuredClone(obj);
+      const slice = cloneJson(obj);
       return casUpdate(opts.store, key(slice.metadata.namespace ?? '', slice.metadata.name ?? ''), slice, ENDPOINT_SLICES, async (next, old) => {
         // The reconciler writes only when endpoints, ports or labels changed: kube bumps the generation.
         next.metadata.generation = (old.metadata.generation ?? 0) + 1;

@@ -4,7 +4,7 @@
  * a client of the apiserver). Objects are found by apiVersion and kind (kube's REST mapping of an
  * ownerRef), in the served version the reference names.
  */
-import { apiVersionOf, conflict, groupResourceOf, isStored, storageDefOf, type Catalog, type OwnerReference, type ResourceDefinition, type StoredObject, type UserInfo } from '@plinth/api';
+import { apiVersionOf, cloneJson, conflict, groupResourceOf, isStored, storageDefOf, type Catalog, type OwnerReference, type ResourceDefinition, type StoredObject, type UserInfo } from '@plinth/api';
 import type { ResourceStore, RequestScope } from '../../registry/store.js';
 import type { PropagationPolicy } from '../../registry/delete.js';
 import type { Identity } from './graph.js';
@@ -91,7 +91,7 @@ export function createGCClient(deps: GCClientDeps): GCClient {
             if (current.metadata.uid !== identity.uid) {
               throw conflict(groupResourceOf(store.def), identity.name, `Precondition failed: UID in precondition: ${identity.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
             }
-            const next = structuredClone(current);
+            const next = cloneJson(current);
             if (!mutate(next)) throw NO_CHANGE;
             return next;
           },
