@@ -143,9 +143,12 @@ export function startFlowcontrolConfig(opts: FlowcontrolStores & { apf: Priority
     }
   };
 
+  // As kube's controller waits for both informers' caches: half a configuration (schemas without
+  // their levels) would put every request in catch-all for a moment.
+  const listed = new Set<Map<string, StoredObject>>();
   const digest = (): void => {
     scheduled = undefined;
-    if (stopped) return;
+    if (stopped || listed.size < 2) return;
     apf.configure([...levels.values()].map(compilePriorityLevel), [...schemas.values()].map(compileFlowSchema));
     void writeConditions();
   };
@@ -168,6 +171,7 @@ export function startFlowcontrolConfig(opts: FlowcontrolStores & { apf: Priority
       onList(items) {
         cache.clear();
         for (const o of items) cache.set(o.metadata.name!, o);
+        listed.add(cache);
         schedule();
       },
       onObject(type, obj) {

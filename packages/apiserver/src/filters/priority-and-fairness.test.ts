@@ -115,10 +115,47 @@ test('configure: objects compiled, a schema without its level skipped, missing m
   assert.equal(apf.levels.get('global-default'), global);
   assert.ok(apf.levels.has('catch-all'));
   apf.configure([...BOOTSTRAP_PRIORITY_LEVELS, pl], [...BOOTSTRAP_FLOW_SCHEMAS, schema('dangling', 'nowhere'), schema('team', 'team')]);
-  // The shares now add up to 265: global-default's seats change (600 × 20 / 265 → 46).
+  // The shares now add up to 265: global-default's seats change (600 × 20 / 265 → 46), and the
+  // level keeps the seats its running requests hold.
   assert.equal(apf.levels.get('global-default')!.seats, 46);
+  assert.equal(apf.levels.get('global-default'), global);
+  assert.equal(global.inUse, 3);
   const s = apf.classify(info('GET', '/api/v1/namespaces/team/pods'), 'system:serviceaccount:team:builder', ['system:serviceaccounts', 'system:authenticated'])!;
   assert.equal(s.uid, 'team-uid');
   assert.equal(s.level.uid, 'pl-uid');
   assert.equal(apf.classify(info('GET', '/api/v1/pods'), 'admin', ['system:masters'])!.spec.name, 'exempt');
+});
+
+test('a reconfigured level keeps its running and queued requests: a new uid or fewer seats do not free seats, more seats dispatch the queue', async () => {
+  const schemas = [{ name: 'all', priorityLevel: 'one', matchingPrecedence: 500, rules: [{ subjects: [{ kind: 'Group' as const, name: '*' }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }], nonResourceRules: [] }] }];
+  const level = (uid: string, shares: number, queues = 4) => ({ name: 'one', uid, shares, queuing: { queues, handSize: 2, queueLengthLimit: 10 } });
+  // Exempt and catch-all stand in with 0 and 5 shares: 'one' with 5 shares gets 1 of 2 seats.
+  const apf = new PriorityAndFairness({ serverConcurrencyLimit: 2, requestWaitLimitMs: 60_000, levels: [level('bootstrap-uid', 5)], schemas });
+  const req = () => new EventEmitter() as unknown as IncomingMessage;
+  const s = apf.classify(info('GET', '/api/v1/pods'), 'bob', ['system:authenticated'])!;
+  assert.equal(s.spec.name, 'all');
+  assert.equal(apf.acquire(s, 'bob', req()), true);
+  const queued = apf.acquire(s, 'ann', req()) as Promise<boolean>;
+  let proceeded = false;
+  void queued.then((ok) => (proceeded = ok));
+  // The stored object replaces the bootstrap one (a new uid), queues change shape: the running
+  // request still holds the only seat and the queued one stays queued.
+  apf.configure([level('object-uid', 5, 3)], schemas);
+  const again = apf.classify(info('GET', '/api/v1/pods'), 'carl', ['system:authenticated'])!;
+  assert.equal(again.level, s.level);
+  assert.equal(again.level.uid, 'object-uid');
+  assert.equal(again.level.inUse, 1);
+  assert.equal(again.level.waiting, 1);
+  assert.notEqual(apf.acquire(again, 'carl', req()), true);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(proceeded, false);
+  // More shares, more seats: the queue is dispatched at once (ann, then carl).
+  apf.configure([level('object-uid', 45, 3)], schemas);
+  assert.equal(again.level.seats, 2);
+  assert.equal(await queued, true);
+  assert.equal(again.level.inUse, 2);
+  assert.equal(again.level.waiting, 1);
+  s.level.release();
+  assert.equal(again.level.inUse, 2);
+  assert.equal(again.level.waiting, 0);
 });

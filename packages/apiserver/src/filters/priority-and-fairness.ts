@@ -156,29 +156,60 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** A priority level's run-time state. */
+/**
+ * A priority level's run-time state. A reconfiguration updates it in place (kube reconfigures a
+ * level's queueSet): requests already running keep their seats counted and queued ones stay queued.
+ */
 class Level {
-  readonly uid: string;
-  readonly seats: number;
+  uid: string;
+  seats: number;
+  spec: PriorityLevelSpec;
   inUse = 0;
   waiting = 0;
-  readonly #queues: Waiter[][] | undefined;
+  /** Empty for a level that rejects instead of queuing (or keeps the queues it had until they drain). */
+  #queues: Waiter[][];
   #next = 0;
 
-  constructor(
-    readonly spec: PriorityLevelSpec,
-    seats: number,
-  ) {
+  constructor(spec: PriorityLevelSpec, seats: number) {
+    this.spec = spec;
     this.uid = spec.uid ?? bootstrapUID('prioritylevelconfigurations', spec.name);
     this.seats = seats;
-    this.#queues = spec.queuing ? Array.from({ length: spec.queuing.queues }, () => []) : undefined;
+    this.#queues = Array.from({ length: spec.queuing?.queues ?? 0 }, () => []);
+  }
+
+  /**
+   * A new spec and seat count for the same level. Queued requests move to the new queues (queue
+   * `i` to `i mod n`, order kept); with no queues any more they stay where they are until
+   * dispatched. More seats dispatch waiting requests at once.
+   */
+  reconfigure(spec: PriorityLevelSpec, seats: number): void {
+    this.spec = spec;
+    this.uid = spec.uid ?? bootstrapUID('prioritylevelconfigurations', spec.name);
+    this.seats = seats;
+    const n = spec.queuing?.queues ?? 0;
+    if (n !== this.#queues.length && n > 0) {
+      const queues: Waiter[][] = Array.from({ length: n }, () => []);
+      this.#queues.forEach((q, i) => {
+        const target = queues[i % n]!;
+        for (const w of q) {
+          w.queue = target;
+          target.push(w);
+        }
+      });
+      this.#queues = queues;
+      this.#next = 0;
+    } else if (n === 0) {
+      this.#queues = this.#queues.filter((q) => q.length > 0);
+      this.#next = 0;
+    }
+    this.#dispatch();
   }
 
   /** Shuffle sharding: the shortest queue of the flow's hand of `handSize` out of `queues`. */
   pickQueue(flowHash: number): Waiter[] | undefined {
     const queues = this.#queues;
     const q = this.spec.queuing;
-    if (!queues || !q) return undefined;
+    if (!q || queues.length !== q.queues) return undefined;
     // Deal distinct cards from the hash, as kube's shufflesharding.Dealer does.
     let hash = flowHash;
     let best: Waiter[] | undefined;
@@ -199,9 +230,14 @@ class Level {
   /** Frees one seat and hands it to the next queued request, queues taken round-robin. */
   release(): void {
     this.inUse--;
+    this.#dispatch();
+  }
+
+  #dispatch(): void {
     const queues = this.#queues;
-    if (!queues) return;
-    while (this.waiting > 0 && this.inUse < this.seats) {
+    let found = true;
+    while (found && this.waiting > 0 && this.inUse < this.seats) {
+      found = false;
       for (let i = 0; i < queues.length; i++) {
         const q = queues[(this.#next + i) % queues.length]!;
         if (q.length === 0) continue;
@@ -211,6 +247,7 @@ class Level {
         this.inUse++;
         clearTimeout(w.timer);
         w.proceed();
+        found = true;
         break;
       }
     }
@@ -334,8 +371,8 @@ export class PriorityAndFairness {
 
   /**
    * Replaces the configuration (kube's config controller digesting the objects): a schema naming
-   * a missing level is ignored, the mandatory objects stand in when missing, and a level whose
-   * spec and seats are unchanged keeps its state (seats in use, queues).
+   * a missing level is ignored, the mandatory objects stand in when missing, and a level that
+   * stays keeps its state (seats in use, queued requests) under its new spec and seat count.
    */
   configure(levelSpecs: readonly PriorityLevelSpec[], schemaSpecs: readonly FlowSchemaSpec[]): void {
     const specs = [...levelSpecs];
@@ -352,7 +389,8 @@ export class PriorityAndFairness {
     for (const l of specs) {
       const seats = l.exempt ? Infinity : Math.ceil((this.#serverConcurrencyLimit * l.shares) / sumShares);
       const old = this.#levels.get(l.name);
-      levels.set(l.name, old && old.seats === seats && isDeepStrictEqual(old.spec, l) ? old : new Level(l, seats));
+      if (old && (old.seats !== seats || !isDeepStrictEqual(old.spec, l))) old.reconfigure(l, seats);
+      levels.set(l.name, old ?? new Level(l, seats));
     }
     this.#levels = levels;
     const sorted = schemasIn.sort((a, b) => a.matchingPrecedence - b.matchingPrecedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -384,9 +422,10 @@ export class PriorityAndFairness {
     if (!queue || queue.length >= level.spec.queuing!.queueLengthLimit) return false;
     return new Promise<boolean>((resolve) => {
       const leave = (): void => {
-        const i = queue.indexOf(w);
+        // A reconfiguration may have moved the request to another queue of its level.
+        const i = w.queue.indexOf(w);
         if (i < 0) return;
-        queue.splice(i, 1);
+        w.queue.splice(i, 1);
         level.waiting--;
         clearTimeout(w.timer);
         req.off('close', onClose);
