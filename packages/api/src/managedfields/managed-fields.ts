@@ -14,7 +14,7 @@ import { cloneJson, setMember } from '../json.js';
 import { parseJson, stringifyJson } from '../number-codec.js';
 import { ConflictsError, type ManagerSets, Updater, conflictError } from './apply.js';
 import { FieldSet, FieldsV1Error, pathOf } from './fieldset.js';
-import { TypedError, TypedSchema, compareObjects, dropNulls, toFieldSet } from './typed.js';
+import { TypedError, TypedSchema, compareObjects, createdFieldsV1, dropNulls, toFieldSet } from './typed.js';
 
 export type KubeJSON = Record<string, unknown>;
 
@@ -60,6 +60,11 @@ export interface FieldManagerConfig {
    */
   skipUntrackedUpdates?: boolean;
   maxUpdateManagers?: number;
+  /**
+   * A create's entry built directly from the object (the default), instead of through the general
+   * update path: the same entry either way (the tests compare them).
+   */
+  createDirect?: boolean;
 }
 
 export interface UpdateOptions {
@@ -211,10 +216,14 @@ export class FieldManager {
   readonly #empty: KubeJSON;
   readonly #skipUntracked: boolean;
   readonly #maxUpdateManagers: number;
+  readonly #ignored: FieldSet;
+  readonly #createDirect: boolean;
 
   constructor(cfg: FieldManagerConfig) {
     this.#ts = new TypedSchema(cfg.schema, cfg.defs);
-    this.#updater = new Updater(this.#ts, FieldSet.fromPaths((cfg.resetFields ?? []).map((p) => pathOf(...p))));
+    this.#ignored = FieldSet.fromPaths((cfg.resetFields ?? []).map((p) => pathOf(...p)));
+    this.#updater = new Updater(this.#ts, this.#ignored);
+    this.#createDirect = cfg.createDirect ?? true;
     this.#empty = cfg.emptyObject ?? {};
     this.#skipUntracked = cfg.skipUntrackedUpdates ?? false;
     this.#maxUpdateManagers = cfg.maxUpdateManagers ?? DEFAULT_MAX_UPDATE_MANAGERS;
@@ -254,6 +263,7 @@ export class FieldManager {
     const liveClean = live ? viewWithoutManagedFields(live) : this.#empty;
     const liveUid = isPlainObject(live?.['metadata']) ? live['metadata']['uid'] : undefined;
     if (managed.sets.size === 0 && this.#skipUntracked && live && liveUid) return setManagedFields(out, []);
+    if (!live && !opts.subresource && managed.sets.size === 0 && this.#createDirect) return this.#created(out, compared, opts);
     try {
       const id = managerIdentifier(opts.manager || 'unknown', 'Update', opts.apiVersion, opts.subresource);
       this.#trackUpdate(liveClean, compared, managed, id, opts.apiVersion, opts.time);
@@ -262,6 +272,27 @@ export class FieldManager {
       throw e;
     }
     return setManagedFields(out, encodeManagedFields(managed));
+  }
+
+  /**
+   * A create with no managers yet: the one entry the general path (Updater.update from the empty
+   * object, stripMeta) would record, its FieldsV1 built directly from the object (typed.ts
+   * createdFieldsV1) instead of through field sets. Same entry, same errors.
+   */
+  #created(out: KubeJSON, compared: KubeJSON, opts: UpdateOptions): KubeJSON {
+    let fieldsV1: Record<string, unknown> | undefined;
+    try {
+      fieldsV1 = createdFieldsV1(this.#ts, this.#empty, compared, this.#ignored, STRIP_SET);
+    } catch (e) {
+      if (e instanceof TypedError) return setManagedFields(out, []);
+      throw e;
+    }
+    if (!fieldsV1) return setManagedFields(out, []);
+    const e: ManagedFieldsEntry = { manager: opts.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion };
+    if (opts.time) e.time = opts.time;
+    e.fieldsType = 'FieldsV1';
+    e.fieldsV1 = fieldsV1;
+    return setManagedFields(out, [e]);
   }
 
   /** managedFieldsUpdater + stripMeta + SMD Update, then capManagers. Mutates `managed`. */

@@ -9,7 +9,7 @@ import type { Definitions, Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
 import { getOwn, hasOwn, jsonEqual, setMember } from '../json.js';
 import { checkDepth } from '../depth.js';
-import { FieldSet, type Path, type PathElement, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
+import { FieldSet, type Path, type PathElement, comparePE, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
 
 /** A node's type: a schema, `'deduced'` (schemaless: maps granular, lists atomic) or untyped (atomic leaf). */
 export type TypeRef = Schema | 'deduced' | undefined;
@@ -421,6 +421,109 @@ export function excludeFields(c: Comparison, ignored: FieldSet): Comparison {
     modified: c.modified.recursiveDifference(ignored),
     removed: c.removed.recursiveDifference(ignored),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A create's FieldsV1, directly
+// ---------------------------------------------------------------------------------------------
+
+/** A node's FieldsV1 value: `{}` for a member without children, `"."` first for one with them. */
+type V1 = Record<string, unknown>;
+
+/** Whether the rule hook of compareObjects counts a leaf as added or modified (a member). */
+const changed = (l: unknown, r: unknown): boolean => l === undefined || (r !== undefined && !jsonEqual(l, r));
+
+/** The node's FieldsV1 from its membership and its children's values (sorted here, SMD's order). */
+function v1Node(member: boolean, children: Array<{ pe: PathElement; v: V1 }> | undefined): V1 | undefined {
+  if (!children) return member ? {} : undefined;
+  const out: V1 = member ? { '.': {} } : {};
+  if (children.length > 1) children.sort((a, b) => comparePE(a.pe, b.pe));
+  for (const c of children) out[c.pe.key] = c.v;
+  return out;
+}
+
+/**
+ * compareObjects' walk, keeping only what a set of added and modified paths needs: each node's
+ * FieldsV1 value, or undefined when neither it nor anything under it was added or modified.
+ * Errors (TypedError) and the order in which lists are checked are compareObjects'.
+ */
+function createWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[]): V1 | undefined {
+  checkDepth(path.length + 1);
+  const t = ts.resolve(ref, rhs !== undefined ? rhs : lhs);
+  if (t.kind === 'leaf') return changed(lhs, rhs) ? {} : undefined;
+  let children: Array<{ pe: PathElement; v: V1 }> | undefined;
+  if (t.kind === 'list') {
+    const l = asList(lhs);
+    const r = asList(rhs);
+    if (t.rel === 'atomic' || (isEmptyList(l) && isEmptyList(r))) return changed(lhs, rhs) ? {} : undefined;
+    if (l && r && !ts.mayFail(ref) && jsonEqual(l, r)) return undefined;
+    const R = itemPEs(t, r ?? [], path);
+    const L = itemPEs(t, l ?? [], path);
+    const item = (pe: PathElement, li: unknown, ri: unknown): void => {
+      path.push(pe);
+      const v = createWalk(ts, li, ri, t.elem, path);
+      path.pop();
+      if (v) (children ??= []).push({ pe, v });
+    };
+    for (let i = 0; i < R.pes.length; i++) item(R.pes[i]!, L.byKey.get(R.keys[i]!), R.byKey.get(R.keys[i]!));
+    for (let i = 0; i < L.pes.length; i++) if (!R.byKey.has(L.keys[i]!)) item(L.pes[i]!, L.byKey.get(L.keys[i]!), undefined);
+  } else {
+    const l = asMap(lhs);
+    const r = asMap(rhs);
+    if (t.atomic || (isEmptyMap(l) && isEmptyMap(r))) return changed(lhs, rhs) ? {} : undefined;
+    if (l && r && !ts.mayFail(ref) && jsonEqual(l, r)) return undefined;
+    const member = (k: string): void => {
+      const lv = l && getOwn(l, k);
+      const rv = r && getOwn(r, k);
+      if (lv === undefined && rv === undefined) return;
+      const f = t.fields && hasOwn(t.fields, k) ? t.fields[k] : undefined;
+      const pe = memberPE(t, k);
+      path.push(pe);
+      const v = createWalk(ts, lv, rv, f ?? t.elem, path);
+      path.pop();
+      if (v) (children ??= []).push({ pe, v });
+    };
+    if (l) for (const k of Object.keys(l)) member(k);
+    if (r) for (const k of Object.keys(r)) if (!l || !hasOwn(l, k)) member(k);
+  }
+  // compareObjects' post hook: a node the left side lacks was added.
+  return v1Node(lhs === undefined, children);
+}
+
+/** Takes `s`'s members out of `v1` (FieldSet.difference), or with `recursive` all beneath them too. */
+function subtractV1(v1: V1, s: FieldSet, recursive: boolean): void {
+  const { members, children } = FieldSet.nodes(s);
+  for (const m of members) {
+    const v = v1[m.key] as V1 | undefined;
+    if (!v) continue;
+    // A member is `{}`, or has `"."` beside its children; a node with children alone is none.
+    if (recursive || Object.keys(v).length === 0) delete v1[m.key];
+    else if (hasOwn(v, '.')) delete v['.'];
+  }
+  for (const c of children) {
+    const v = v1[c.pe.key] as V1 | undefined;
+    // A member without children has nothing beneath it to take out.
+    if (!v || Object.keys(v).length === 0) continue;
+    subtractV1(v, c.set, recursive);
+    const left = Object.keys(v);
+    if (left.length === 0) delete v1[c.pe.key];
+    else if (left.length === 1 && left[0] === '.') v1[c.pe.key] = {};
+  }
+}
+
+/**
+ * The FieldsV1 a non-apply write records for its manager when there is no live object and no
+ * manager yet (a create): the paths compareObjects(empty, next) finds added or modified, minus
+ * `ignored` and everything beneath it, minus `strip`'s members, emitted in SMD's order without
+ * building FieldSets. Undefined when nothing is left. Throws TypedError as compareObjects does.
+ */
+export function createdFieldsV1(ts: TypedSchema, empty: unknown, next: unknown, ignored: FieldSet, strip: FieldSet): V1 | undefined {
+  const v1 = createWalk(ts, empty, next, ts.root, []);
+  if (!v1) return undefined;
+  subtractV1(v1, ignored, true);
+  subtractV1(v1, strip, false);
+  const keys = Object.keys(v1);
+  return keys.length === 0 || (keys.length === 1 && keys[0] === '.') ? undefined : v1;
 }
 
 // ---------------------------------------------------------------------------------------------
