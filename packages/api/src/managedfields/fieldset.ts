@@ -278,6 +278,16 @@ export class FieldSet {
     return cur ? cur.#members.has(serializePE(path[path.length - 1]!)) : false;
   }
 
+  /** Whether the element with this FieldsV1 key is a member at this level. */
+  hasMemberKey(key: string): boolean {
+    return this.#members.has(key);
+  }
+
+  /** The subset under the element with this FieldsV1 key, if any (no empty set made). */
+  childByKey(key: string): FieldSet | undefined {
+    return this.#children.get(key)?.set;
+  }
+
   /** The subset under `pe` (SMD's `WithPrefix`), or an empty set. */
   withPrefix(pe: PathElement): FieldSet {
     return this.#children.get(serializePE(pe))?.set ?? new FieldSet();

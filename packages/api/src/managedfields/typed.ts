@@ -9,7 +9,7 @@ import type { Definitions, Schema } from '../schema.js';
 import { isPlainObject } from '../types.js';
 import { getOwn, hasOwn, jsonEqual, setMember } from '../json.js';
 import { checkDepth } from '../depth.js';
-import { FieldSet, type Path, type PathElement, comparePE, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
+import { FieldSet, type Path, type PathElement, compareStrings, comparePE, fieldPE, indexPE, keyPE, pathString, peString, serializePE, valuePE } from './fieldset.js';
 
 /** A node's type: a schema, `'deduced'` (schemaless: maps granular, lists atomic) or untyped (atomic leaf). */
 export type TypeRef = Schema | 'deduced' | undefined;
@@ -433,97 +433,99 @@ type V1 = Record<string, unknown>;
 /** Whether the rule hook of compareObjects counts a leaf as added or modified (a member). */
 const changed = (l: unknown, r: unknown): boolean => l === undefined || (r !== undefined && !jsonEqual(l, r));
 
-/** The node's FieldsV1 from its membership and its children's values (sorted here, SMD's order). */
-function v1Node(member: boolean, children: Array<{ pe: PathElement; v: V1 }> | undefined): V1 | undefined {
-  if (!children) return member ? {} : undefined;
-  const out: V1 = member ? { '.': {} } : {};
-  if (children.length > 1) children.sort((a, b) => comparePE(a.pe, b.pe));
-  for (const c of children) out[c.pe.key] = c.v;
-  return out;
+/** A list item to walk: its path element, and its value on each side. */
+interface ItemWalk {
+  pe: PathElement;
+  l: unknown;
+  r: unknown;
+}
+
+/** Characters whose UTF-16 order differs from their UTF-8 byte order (surrogates and above). */
+const ABOVE_SURROGATES = /[\ud800-\uffff]/;
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Member names in SMD's order (Go's byte order): compared as UTF-16 code units, which order
+ * alike below U+D800, and not sorted at all when they already are in order.
+ */
+function sortNames(keys: string[]): void {
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (ABOVE_SURROGATES.test(k)) {
+      keys.sort(compareStrings);
+      return;
+    }
+    if (i > 0 && keys[i - 1]! > k) sorted = false;
+  }
+  if (!sorted) keys.sort(byCodeUnits);
 }
 
 /**
- * compareObjects' walk, keeping only what a set of added and modified paths needs: each node's
- * FieldsV1 value, or undefined when neither it nor anything under it was added or modified.
- * Errors (TypedError) and the order in which lists are checked are compareObjects'.
+ * compareObjects' walk, keeping only what the created set needs: each node's FieldsV1 value, or
+ * undefined when neither it nor anything under it was added or modified. The parent passes the
+ * parts of the ignored set (dropped with everything beneath) and of the strip set (members that
+ * lose their membership only) that lie under this node, and whether this node is stripped.
+ * Children are walked in SMD's order, so each value is built in its final order. Errors
+ * (TypedError) are compareObjects': a dropped subtree is still walked for them.
  */
-function createWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[]): V1 | undefined {
+function createWalk(ts: TypedSchema, lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], ign: FieldSet | undefined, strip: FieldSet | undefined, stripped: boolean): V1 | undefined {
   checkDepth(path.length + 1);
   const t = ts.resolve(ref, rhs !== undefined ? rhs : lhs);
-  if (t.kind === 'leaf') return changed(lhs, rhs) ? {} : undefined;
-  let children: Array<{ pe: PathElement; v: V1 }> | undefined;
+  if (t.kind === 'leaf') return !stripped && changed(lhs, rhs) ? {} : undefined;
+  // compareObjects' post hook: a node the left side lacks was added.
+  const member = !stripped && lhs === undefined;
+  let out: V1 | undefined;
+  const child = (pe: PathElement, lv: unknown, rv: unknown, childRef: TypeRef): void => {
+    const key = pe.key;
+    path.push(pe);
+    const v = createWalk(ts, lv, rv, childRef, path, ign?.childByKey(key), strip?.childByKey(key), strip !== undefined && strip.hasMemberKey(key));
+    path.pop();
+    if (v && !(ign && ign.hasMemberKey(key))) (out ??= member ? { '.': {} } : {})[key] = v;
+  };
   if (t.kind === 'list') {
     const l = asList(lhs);
     const r = asList(rhs);
-    if (t.rel === 'atomic' || (isEmptyList(l) && isEmptyList(r))) return changed(lhs, rhs) ? {} : undefined;
+    if (t.rel === 'atomic' || (isEmptyList(l) && isEmptyList(r))) return !stripped && changed(lhs, rhs) ? {} : undefined;
     if (l && r && !ts.mayFail(ref) && jsonEqual(l, r)) return undefined;
     const R = itemPEs(t, r ?? [], path);
     const L = itemPEs(t, l ?? [], path);
-    const item = (pe: PathElement, li: unknown, ri: unknown): void => {
-      path.push(pe);
-      const v = createWalk(ts, li, ri, t.elem, path);
-      path.pop();
-      if (v) (children ??= []).push({ pe, v });
-    };
-    for (let i = 0; i < R.pes.length; i++) item(R.pes[i]!, L.byKey.get(R.keys[i]!), R.byKey.get(R.keys[i]!));
-    for (let i = 0; i < L.pes.length; i++) if (!R.byKey.has(L.keys[i]!)) item(L.pes[i]!, L.byKey.get(L.keys[i]!), undefined);
+    const items: ItemWalk[] = [];
+    for (let i = 0; i < R.pes.length; i++) items.push({ pe: R.pes[i]!, l: L.byKey.get(R.keys[i]!), r: R.byKey.get(R.keys[i]!) });
+    for (let i = 0; i < L.pes.length; i++) if (!R.byKey.has(L.keys[i]!)) items.push({ pe: L.pes[i]!, l: L.byKey.get(L.keys[i]!), r: undefined });
+    if (items.length > 1) items.sort((a, b) => comparePE(a.pe, b.pe));
+    for (const it of items) child(it.pe, it.l, it.r, t.elem);
   } else {
     const l = asMap(lhs);
     const r = asMap(rhs);
-    if (t.atomic || (isEmptyMap(l) && isEmptyMap(r))) return changed(lhs, rhs) ? {} : undefined;
+    if (t.atomic || (isEmptyMap(l) && isEmptyMap(r))) return !stripped && changed(lhs, rhs) ? {} : undefined;
     if (l && r && !ts.mayFail(ref) && jsonEqual(l, r)) return undefined;
-    const member = (k: string): void => {
+    let keys = r ? Object.keys(r) : [];
+    if (l) {
+      const lk = Object.keys(l);
+      if (lk.length > 0) keys = r ? [...lk, ...keys.filter((k) => !hasOwn(l, k))] : lk;
+    }
+    // Members are field elements: SMD orders them by name.
+    if (keys.length > 1) sortNames(keys);
+    for (const k of keys) {
       const lv = l && getOwn(l, k);
       const rv = r && getOwn(r, k);
-      if (lv === undefined && rv === undefined) return;
+      if (lv === undefined && rv === undefined) continue;
       const f = t.fields && hasOwn(t.fields, k) ? t.fields[k] : undefined;
-      const pe = memberPE(t, k);
-      path.push(pe);
-      const v = createWalk(ts, lv, rv, f ?? t.elem, path);
-      path.pop();
-      if (v) (children ??= []).push({ pe, v });
-    };
-    if (l) for (const k of Object.keys(l)) member(k);
-    if (r) for (const k of Object.keys(r)) if (!l || !hasOwn(l, k)) member(k);
+      child(memberPE(t, k), lv, rv, f ?? t.elem);
+    }
   }
-  // compareObjects' post hook: a node the left side lacks was added.
-  return v1Node(lhs === undefined, children);
-}
-
-/** Takes `s`'s members out of `v1` (FieldSet.difference), or with `recursive` all beneath them too. */
-function subtractV1(v1: V1, s: FieldSet, recursive: boolean): void {
-  const { members, children } = FieldSet.nodes(s);
-  for (const m of members) {
-    const v = v1[m.key] as V1 | undefined;
-    if (!v) continue;
-    // A member is `{}`, or has `"."` beside its children; a node with children alone is none.
-    if (recursive || Object.keys(v).length === 0) delete v1[m.key];
-    else if (hasOwn(v, '.')) delete v['.'];
-  }
-  for (const c of children) {
-    const v = v1[c.pe.key] as V1 | undefined;
-    // A member without children has nothing beneath it to take out.
-    if (!v || Object.keys(v).length === 0) continue;
-    subtractV1(v, c.set, recursive);
-    const left = Object.keys(v);
-    if (left.length === 0) delete v1[c.pe.key];
-    else if (left.length === 1 && left[0] === '.') v1[c.pe.key] = {};
-  }
+  return out ?? (member ? {} : undefined);
 }
 
 /**
  * The FieldsV1 a non-apply write records for its manager when there is no live object and no
  * manager yet (a create): the paths compareObjects(empty, next) finds added or modified, minus
- * `ignored` and everything beneath it, minus `strip`'s members, emitted in SMD's order without
- * building FieldSets. Undefined when nothing is left. Throws TypedError as compareObjects does.
+ * `ignored` and everything beneath it, minus `strip`'s members, in SMD's order, without building
+ * FieldSets. Undefined when nothing is left. Throws TypedError as compareObjects does.
  */
 export function createdFieldsV1(ts: TypedSchema, empty: unknown, next: unknown, ignored: FieldSet, strip: FieldSet): V1 | undefined {
-  const v1 = createWalk(ts, empty, next, ts.root, []);
-  if (!v1) return undefined;
-  subtractV1(v1, ignored, true);
-  subtractV1(v1, strip, false);
-  const keys = Object.keys(v1);
-  return keys.length === 0 || (keys.length === 1 && keys[0] === '.') ? undefined : v1;
+  return createWalk(ts, empty, next, ts.root, [], ignored, strip, false);
 }
 
 // ---------------------------------------------------------------------------------------------
