@@ -221,7 +221,7 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   let guess: StoredObject | undefined = stored;
   const preconditions: Preconditions | undefined = opts.preconditions ? { ...opts.preconditions } : undefined;
   if (graceful || hasPendingFinalizers(def, current) || gcChange) {
-    const u = await updateForGracefulDeletionAndFinalizers(t, opts, preconditions, policy, current);
+    const u = await updateForGracefulDeletionAndFinalizers(t, opts, preconditions, policy, current, stored);
     if (!u.deleteImmediately) return { object: u.out!, deleted: false, finalize: u.alreadyDeleting };
     ignoreNotFound = u.ignoreNotFound;
     lastExisting = u.lastExisting;
@@ -282,6 +282,7 @@ async function updateForGracefulDeletionAndFinalizers(
   preconditions: Preconditions | undefined,
   policy: GarbageCollectionPolicy | 'Disabled' | undefined,
   readObject: StoredObject,
+  stored: StoredObject | undefined,
 ): Promise<GracefulUpdate> {
   const { def } = t;
   let lastGraceful = 0;
@@ -316,7 +317,9 @@ async function updateForGracefulDeletionAndFinalizers(
         lastExisting = next;
         return next;
       },
-      { ...(preconditions ? { preconditions } : {}), dryRun: !!opts.dryRun },
+      // The update starts from the object the delete read (copied by the store), not from a
+      // second decode of the watch cache's bytes; a stale one fails the write and is re-read.
+      { ...(preconditions ? { preconditions } : {}), ...(stored ? { suggestion: stored } : {}), dryRun: !!opts.dryRun },
     );
   } catch (e) {
     if (e === DELETE_NOW) return { deleteImmediately: true, alreadyDeleting: false, ignoreNotFound: false };
