@@ -74,8 +74,26 @@ export const nameIsPathSegment: NameValidator = (name, prefix) => {
   return errs;
 };
 
-/** kube's `IsQualifiedName`: `[prefix/]name` as label and annotation keys use. */
+/**
+ * Names isQualifiedName found valid: the same few keys (label and annotation keys, resource
+ * names, toleration keys) come in every object, and the check splits and runs two regexps. Bounded
+ * (cleared when full); only valid names are kept, so an answer never depends on it.
+ */
+const VALID_QUALIFIED_NAMES = new Set<string>();
+const VALID_QUALIFIED_NAMES_MAX = 4096;
+
+/** kube's `IsQualifiedName`: `[prefix/]name` as label and annotation keys use (a new array each call). */
 export function isQualifiedName(value: string): string[] {
+  if (VALID_QUALIFIED_NAMES.has(value)) return [];
+  const errs = qualifiedNameErrors(value);
+  if (errs.length === 0) {
+    if (VALID_QUALIFIED_NAMES.size >= VALID_QUALIFIED_NAMES_MAX) VALID_QUALIFIED_NAMES.clear();
+    VALID_QUALIFIED_NAMES.add(value);
+  }
+  return errs;
+}
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;

@@ -99,3 +99,16 @@ test('partialObject: apiVersion, kind and metadata alone (PartialObjectMetadata)
   assert.deepEqual(new CachedObject(spaced, 3, 1).partialObject(), { ...stored, metadata: { ...stored.metadata, resourceVersion: '3' } });
   assert.equal(typeAndMetadataJson(JSON.stringify({ apiVersion: 'v1', kind: 'X', metadata: 'm' })), undefined);
 });
+
+test('typeAndMetadataJson: the scan ends at the last of apiVersion, kind and metadata, wherever they are', () => {
+  const meta = { name: 'p', uid: 'u', labels: { a: 'b' } };
+  // What follows the three is not read: a spec the scanner would refuse does not matter.
+  const head = JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: meta }).slice(0, -1);
+  assert.equal(typeAndMetadataJson(`${head},"spec":"unterminated}`), JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: meta }));
+  // The three found after other members, in the stored order.
+  const late = JSON.stringify({ spec: { metadata: { name: 'inner' } }, metadata: meta, status: {}, apiVersion: 'v1', data: 'x', kind: 'Pod', more: [1] });
+  assert.equal(typeAndMetadataJson(late), JSON.stringify({ metadata: meta, apiVersion: 'v1', kind: 'Pod' }));
+  // Without one of them the whole object is scanned, and an odd one is still refused.
+  assert.equal(typeAndMetadataJson(JSON.stringify({ kind: 'Pod', metadata: meta, spec: { a: 1 } })), JSON.stringify({ kind: 'Pod', metadata: meta }));
+  assert.equal(typeAndMetadataJson(`${JSON.stringify({ kind: 'Pod', metadata: meta }).slice(0, -1)},"spec":"unterminated}`), undefined);
+});

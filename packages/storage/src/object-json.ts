@@ -68,13 +68,16 @@ function skipValue(text: string, i: number): number {
 
 /**
  * The members of the compact JSON object spanning [from, to) (`{` at from, `}` at to - 1), or
- * undefined when it is not one, a key has escapes, or a key repeats.
+ * undefined when it is not one, a key has escapes, or a key repeats. With `wanted`, the scan stops
+ * once it has found `wanted` members named in `wantedNames`: what follows is not looked at (a
+ * duplicate there goes unnoticed, see typeAndMetadataJson).
  */
-function membersOf(text: string, from: number, to: number): Member[] | undefined {
+function membersOf(text: string, from: number, to: number, wantedNames?: readonly string[], wanted = 0): Member[] | undefined {
   if (text.charCodeAt(from) !== LBRACE || text.charCodeAt(to - 1) !== RBRACE) return undefined;
   const out: Member[] = [];
   let i = from + 1;
   if (i === to - 1) return out;
+  let found = 0;
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyEnd = skipString(text, i);
@@ -85,6 +88,7 @@ function membersOf(text: string, from: number, to: number): Member[] | undefined
     if (end < 0 || end > to - 1) return undefined;
     for (const m of out) if (m.key === key) return undefined;
     out.push({ key, start: i, valueStart: keyEnd + 1, end });
+    if (wantedNames && wantedNames.includes(key) && ++found === wanted) return out;
     const d = text.charCodeAt(end);
     if (d === RBRACE) return end === to - 1 ? out : undefined;
     if (d !== COMMA) return undefined;
@@ -123,6 +127,8 @@ export function withResourceVersion(text: string, rv: string, drop?: readonly st
   return `${out}}`;
 }
 
+const TYPE_AND_METADATA: readonly string[] = ['apiVersion', 'kind', 'metadata'];
+
 /**
  * The object's apiVersion, kind and metadata alone, as the JSON of an object (kube's
  * PartialObjectMetadata), metadata without the members named in `dropMeta`: what a reader of
@@ -130,7 +136,10 @@ export function withResourceVersion(text: string, rv: string, drop?: readonly st
  * JSON object with a metadata object.
  */
 export function typeAndMetadataJson(text: string, dropMeta: readonly string[] = []): string | undefined {
-  const top = membersOf(text, 0, text.length);
+  // The scan stops at the last of the three (stored objects put them first: spec and status, most
+  // of a pod's or a Deployment's text, are not scanned). Stored text is JSON.stringify's, which
+  // never repeats a key; a repeat past the three would be missed, where JSON.parse keeps the last.
+  const top = membersOf(text, 0, text.length, TYPE_AND_METADATA, TYPE_AND_METADATA.length);
   if (!top) return undefined;
   let out = '';
   let meta = false;

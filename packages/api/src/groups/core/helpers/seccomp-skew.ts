@@ -49,7 +49,9 @@ function sync(pod: JsonObject, holder: JsonObject, annotationKey: string): void 
     const value = seccompAnnotationForField(field);
     if (value === '') return;
     pod['metadata'] = meta;
-    meta['annotations'] = { ...(annotations ?? {}), [annotationKey]: value };
+    // The pod is the request's own decoded object (create only): its annotations are changed in place.
+    if (annotations) annotations[annotationKey] = value;
+    else meta['annotations'] = { [annotationKey]: value };
   } else if (hasAnnotation && !field) {
     const profile = seccompFieldForAnnotation(str(annotations[annotationKey]));
     if (!profile) return;
