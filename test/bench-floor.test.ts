@@ -16,12 +16,14 @@ import { eventually, usePlinth } from './harness.js';
 import type * as FloorModule from '../bench/dist/lib/floor.js';
 import type * as HttpModule from '../bench/dist/lib/http.js';
 import type * as ReportModule from '../bench/dist/lib/report.js';
+import type * as RoundsModule from '../bench/dist/lib/rounds.js';
 import type * as PlinthModule from '../bench/dist/lib/plinth.js';
 
 const benchModule = <T>(path: string): Promise<T> => import(new URL(`../../bench/dist/${path}`, import.meta.url).href) as Promise<T>;
 const { startFloor } = await benchModule<typeof FloorModule>('lib/floor.js');
 const { KubeClient, parseKubeconfig } = await benchModule<typeof HttpModule>('lib/http.js');
 const { evaluate, formatTable } = await benchModule<typeof ReportModule>('lib/report.js');
+const { medianRound, cpuPerOp } = await benchModule<typeof RoundsModule>('lib/rounds.js');
 
 const env = usePlinth();
 
@@ -118,5 +120,25 @@ describe('bench report', () => {
     const table = formatTable(rows);
     assert.match(table, /1\.20× floor \(etcd3\)/);
     assert.match(table, /floor \(etcd3\) 0\.90× raw/);
+  });
+});
+
+describe('bench interleaved rounds', () => {
+  const side = (opsPerSec: number, ops = 100, plinthCpuUs = 0) => ({ opsPerSec, ops, plinthCpuUs }) as unknown as Parameters<typeof cpuPerOp>[0][number][string];
+  it('takes the round whose ratio is the median, both sides from that round, and reports every ratio in order', () => {
+    const rounds = [
+      { pod: side(600), cm: side(1000) },
+      { pod: side(900), cm: side(1000) },
+      { pod: side(500), cm: side(1000) },
+    ];
+    const { round, ratios } = medianRound(rounds, 'pod', 'cm');
+    assert.equal(round, rounds[0]);
+    assert.deepEqual(ratios, [0.6, 0.9, 0.5]);
+    // An even count takes the lower middle round: the row never rounds up.
+    assert.equal(medianRound(rounds.slice(1), 'pod', 'cm').round, rounds[2]);
+    assert.throws(() => medianRound([], 'pod', 'cm'));
+  });
+  it('averages CPU per request over every round, weighted by requests', () => {
+    assert.equal(cpuPerOp([{ pod: side(1, 100, 50_000) }, { pod: side(1, 300, 90_000) }], 'pod'), 350);
   });
 });
