@@ -169,6 +169,8 @@ interface Walk {
   readonly unknown: string[] | undefined;
   /** The JSON path of the value the walk starts at (`''` for the whole object). */
   readonly base: string;
+  /** The value is the caller's own and shares nothing: objects and arrays are conformed in place. */
+  readonly inPlace: boolean;
 }
 
 function mismatch(w: Walk, value: unknown, schema: Schema, up: Loc | undefined, key: string | number | undefined): DecodeError {
@@ -190,9 +192,14 @@ function typedNumber(w: Walk, value: unknown, schema: Schema, kind: GoNumberKind
  * their JSON paths (`spec.containers[0].foo`, as kube's strict decoding names them) are added to
  * it — `path` is the path of `value` itself. Every key is data: a member named `__proto__` or
  * `constructor` is kept or dropped by the schema like any other.
+ *
+ * `inPlace`: `value` is the caller's own and no object or array in it is reachable twice (a body
+ * JSON.parse just built): its objects and arrays are changed and returned instead of copied (an
+ * object that loses a member is rebuilt without it, so no object is left with a deleted member).
+ * On a DecodeError the value is left half-conformed.
  */
-export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = ''): unknown {
-  return conformAt({ defs, root: where, unknown, base: path }, value, schema, depth, undefined, undefined);
+export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = '', inPlace = false): unknown {
+  return conformAt({ defs, root: where, unknown, base: path, inPlace }, value, schema, depth, undefined, undefined);
 }
 
 /** The unknown field's JSON path, prefixed with the walk's base path. */
@@ -260,35 +267,53 @@ function conformAt(w: Walk, value: unknown, schema: Schema, depth: number, up: L
     case 'array': {
       if (!Array.isArray(value)) throw mismatch(w, value, schema, up, key);
       const items = sch.items;
-      if (!items) return value.slice();
+      if (!items) return w.inPlace ? value : value.slice();
       // Items share their list's Go name (no index in it) and add their index to the JSON path.
       const here: Loc | undefined = key === undefined ? up : { up, key };
-      const out = new Array<unknown>(value.length);
-      for (let i = 0; i < value.length; i++) out[i] = conformAt(w, value[i], items, depth + 1, here, i) ?? zeroOf(items, w.defs);
+      const out = w.inPlace ? value : new Array<unknown>(value.length);
+      for (let i = 0; i < value.length; i++) {
+        const c = conformAt(w, value[i], items, depth + 1, here, i) ?? zeroOf(items, w.defs);
+        if (out[i] !== c) out[i] = c;
+      }
       return out;
     }
     default: {
       if (!isPlainObject(value)) throw mismatch(w, value, schema, up, key);
       const here: Loc | undefined = key === undefined ? up : { up, key };
-      const out: Record<string, unknown> = {};
       const props = sch.properties;
+      // In place, `out` is `value` until a member is dropped; then a new object with the members
+      // kept so far (already conformed in place) and the rest.
+      let out: Record<string, unknown> = w.inPlace ? value : {};
       if (props) {
-        for (const k of Object.keys(value)) {
+        const keys = Object.keys(value);
+        for (let j = 0; j < keys.length; j++) {
+          const k = keys[j]!;
           const v = value[k];
           const ps = Object.hasOwn(props, k) ? props[k] : undefined;
+          let c: unknown;
           if (!ps) {
-            if (sch['x-kubernetes-preserve-unknown-fields']) setMember(out, k, v);
+            // kube drops unknown fields on decode
+            if (sch['x-kubernetes-preserve-unknown-fields']) c = v;
             else if (w.unknown) w.unknown.push(unknownPath(w, here, k));
-            continue; // kube drops unknown fields on decode
+          } else {
+            c = conformAt(w, v, ps, depth + 1, here, k);
+            if (c !== undefined && omittedWhenEmpty(c, ps, w.defs)) c = undefined;
           }
-          const c = conformAt(w, v, ps, depth + 1, here, k);
-          if (c !== undefined && !omittedWhenEmpty(c, ps, w.defs)) setMember(out, k, c);
+          if (out !== value) {
+            if (c !== undefined) setMember(out, k, c);
+          } else if (c === undefined) {
+            out = {};
+            for (let i = 0; i < j; i++) setMember(out, keys[i]!, value[keys[i]!]);
+          } else if (c !== v) {
+            setMember(out, k, c);
+          }
         }
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
         for (const k of Object.keys(value)) {
           const c = conformAt(w, value[k], vs, depth + 1, here, k);
-          setMember(out, k, c === undefined ? zeroOf(vs, w.defs) : c);
+          const next = c === undefined ? zeroOf(vs, w.defs) : c;
+          if (out !== value || next !== value[k]) setMember(out, k, next);
         }
         // core/v1's SetDefaults_ResourceList, which every group embedding core types runs: a
         // ResourceList's quantities are rounded up to milli units (`1n` → `1m`).

@@ -17,7 +17,9 @@ export async function readKind(req: IncomingMessage, kind: KindDefinition, catal
   // A kind without a Protobuf form takes JSON and YAML only (kube: 415 naming them).
   if (encoding === 'protobuf' && !servesProtobuf(kind)) throw unsupportedMediaType(['application/json', 'application/yaml']);
   const raw = await parseBody(await readBody(req), encoding, duplicates ? { duplicateKeys: duplicates } : {});
-  const obj = decodeInto(kind, catalog, raw, true, unknown);
+  // A JSON body is JSON.parse's (or the exact parser's) fresh tree: conformed in place. YAML's
+  // aliases can share one object between two places, so YAML and Protobuf bodies are copied.
+  const obj = decodeInto(kind, catalog, raw, true, unknown, encoding === 'json');
   auditRequestObject(req, obj);
   return obj;
 }

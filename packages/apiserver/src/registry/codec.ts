@@ -60,8 +60,10 @@ export function schemaDefinitions(): ReadonlyMap<string, Schema> {
  * Decodes a parsed body for `def`; throws 400 StatusErrors as kube words them. Defaults apply
  * unless `withDefaults` is false (a server-side apply body is merged first, defaulted after).
  * `unknown`, when given, receives the paths of the unknown fields dropped (field validation).
+ * `owned`: `raw` is the caller's own and no object in it is reachable twice (a JSON body just
+ * parsed): it is conformed in place instead of copied (see conform).
  */
-export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, withDefaults = true, unknown?: string[]): StoredObject {
+export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, withDefaults = true, unknown?: string[], owned = false): StoredObject {
   const expected = apiVersionOf(def);
   if (!isPlainObject(raw)) {
     throw badRequest(`the object provided is unrecognized: expected a JSON object, got ${Array.isArray(raw) ? 'an array' : typeof raw}`);
@@ -73,7 +75,7 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
     // Another version of the same kind the endpoint takes (pods/eviction: policy/v1beta1 Evictions).
     const alternate = def.alternateVersions?.find((k) => k.kind === kind && apiVersionOf(k) === apiVersion);
     if (alternate) {
-      const obj = decodeInto(alternate, catalog, raw, withDefaults, unknown);
+      const obj = decodeInto(alternate, catalog, raw, withDefaults, unknown, owned);
       obj.apiVersion = expected;
       obj.kind = def.kind;
       return obj;
@@ -94,7 +96,7 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   if (overflow !== undefined && def.unstructured) throw cannotHandle(new JsonNumberRangeError(overflow).message);
   let obj: StoredObject;
   try {
-    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), builtinDefinitions(), def.kind, 1, unknown) as StoredObject;
+    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), builtinDefinitions(), def.kind, 1, unknown, '', owned) as StoredObject;
   } catch (e) {
     if (e instanceof DecodeError) throw cannotHandle(e.message);
     throw e;
