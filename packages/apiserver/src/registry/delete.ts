@@ -207,8 +207,9 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   const { def, storage, key } = t;
   const stored = await storage.get(key);
   const current = t.read(stored);
-  // The read object may be shared with the watch cache: BeforeDelete works on a copy.
-  const { graceful, pending } = beforeDelete(def, cloneJson(current), opts);
+  // The read object may be shared with the watch cache: BeforeDelete works on a copy (of its
+  // metadata: the only part it changes).
+  const { graceful, pending } = beforeDelete(def, { ...current, metadata: { ...current.metadata } }, opts);
   // A deletion in progress: DeleteOptions can no longer change it.
   if (pending) return { object: current, deleted: false, finalize: true };
   const policy = gcPolicyOf(t);
@@ -275,6 +276,17 @@ interface GracefulUpdate {
   lastExisting?: StoredObject;
 }
 
+/**
+ * What the graceful deletion's update changes: a copy of `obj`'s metadata over the rest of it.
+ * beforeDelete, markAsDeleting and the finalizer change only replace or remove members of the
+ * metadata (never change one inside), so spec and status are shared with `obj` (the store's own
+ * copy for this attempt). A strategy with beginDeletion (namespaces, CRDs) changes more: a deep
+ * copy. (A pod's deep copy was ~40 µs of a delete's CPU, twice per delete.)
+ */
+function deletionCopy(def: ResourceDefinition, obj: StoredObject): StoredObject {
+  return def.strategy.beginDeletion ? cloneJson(obj) : { ...obj, metadata: { ...obj.metadata } };
+}
+
 /** kube's updateForGracefulDeletionAndFinalizers. */
 async function updateForGracefulDeletionAndFinalizers(
   t: DeleteTarget,
@@ -296,7 +308,7 @@ async function updateForGracefulDeletionAndFinalizers(
         if (!cur) throw notFound(groupResourceOf(def), t.name);
         const existing = t.read(cur);
         await t.admit(existing);
-        const next = cloneJson(existing);
+        const next = deletionCopy(def, existing);
         const { graceful, pending } = beforeDelete(def, next, opts);
         if (pending) throw ALREADY_DELETING;
         // After the pending check: once a graceful deletion runs, options change no finalizer.
