@@ -57,6 +57,9 @@ async function unused(): Promise<{ ip: string; nodePort: number }> {
   return { ip: `10.0.0.${host}`, nodePort };
 }
 
+/** The node port the `np` Service asks for; later tests read it back. */
+let requestedNodePort = 0;
+
 async function create(body: Record<string, unknown>, query = ''): Promise<Record<string, any>> {
   const res = await env.plinth.client.post(`${SVC}${query}`, body);
   expectCode(res, 201, JSON.stringify(res.body));
@@ -139,10 +142,12 @@ describe('services', () => {
   it('keep the cluster IP immutable, and keep it when a PUT leaves it out', async () => {
     const svc = await create(service('immutable'));
     const changed = structuredClone(svc);
-    changed['spec'].clusterIP = '10.0.0.99';
-    changed['spec'].clusterIPs = ['10.0.0.99'];
+    // Another address than the one allocated at random (a 1-in-254 chance it was .99).
+    const other = svc['spec'].clusterIP === '10.0.0.99' ? '10.0.0.98' : '10.0.0.99';
+    changed['spec'].clusterIP = other;
+    changed['spec'].clusterIPs = [other];
     const res = await env.plinth.client.put(`${SVC}/immutable`, changed);
-    expectStatus(res, 422, 'Invalid', `Service "immutable" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.99"}: may not change once set`);
+    expectStatus(res, 422, 'Invalid', `Service "immutable" is invalid: spec.clusterIPs[0]: Invalid value: []string{"${other}"}: may not change once set`);
     const omitted = structuredClone(svc);
     delete omitted['spec'].clusterIP;
     delete omitted['spec'].clusterIPs;
@@ -152,13 +157,15 @@ describe('services', () => {
   });
 
   it("allocate node ports in the range, refuse taken or outside ones with kube's messages", async () => {
-    const np = await create(service('np', { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81, nodePort: 30081 }] }));
+    // The requested port comes first: kube allocates in order, so a random pick before it could take it.
+    requestedNodePort = (await unused()).nodePort;
+    const np = await create(service('np', { type: 'NodePort', ports: [{ name: 'b', port: 81, nodePort: requestedNodePort }, { name: 'a', port: 80 }] }));
     const [p0, p1] = np['spec'].ports;
-    assert.ok(p0.nodePort >= 30000 && p0.nodePort <= 32767, String(p0.nodePort));
-    assert.equal(p1.nodePort, 30081);
+    assert.equal(p0.nodePort, requestedNodePort);
+    assert.ok(p1.nodePort >= 30000 && p1.nodePort <= 32767 && p1.nodePort !== requestedNodePort, String(p1.nodePort));
     assert.equal(np['spec'].externalTrafficPolicy, 'Cluster');
-    const dup = await env.plinth.client.post(SVC, service('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: 30081 }] }));
-    expectStatus(dup, 422, 'Invalid', 'Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30081: provided port is already allocated');
+    const dup = await env.plinth.client.post(SVC, service('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: requestedNodePort }] }));
+    expectStatus(dup, 422, 'Invalid', `Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: ${requestedNodePort}: provided port is already allocated`);
     const outside = await env.plinth.client.post(SVC, service('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: 29999 }] }));
     expectStatus(outside, 422, 'Invalid', 'Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 29999: provided port is not in the valid range. The range of valid ports is 30000-32767');
   });
@@ -242,7 +249,7 @@ describe('services', () => {
     const out = (await kubectl('get', 'svc', 'lb', 'np', 'external', 'headless', '-n', NS)).trimEnd().split('\n');
     assert.match(out[0]!, /^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     assert.match(out[1]!, /^lb\s+LoadBalancer\s+10\.0\.0\.\d+\s+192\.0\.2\.10\s+80:3\d{4}\/TCP\s+\d+s$/);
-    assert.match(out[2]!, /^np\s+NodePort\s+10\.0\.0\.\d+\s+<none>\s+80:3\d{4}\/TCP,81:30081\/TCP\s+\d+s$/);
+    assert.match(out[2]!, new RegExp(`^np\\s+NodePort\\s+10\\.0\\.0\\.\\d+\\s+<none>\\s+81:${requestedNodePort}/TCP,80:3\\d{4}/TCP\\s+\\d+s$`));
     assert.match(out[3]!, /^external\s+ExternalName\s+<none>\s+example\.com\s+<none>\s+\d+s$/);
     assert.match(out[4]!, /^headless\s+ClusterIP\s+None\s+<none>\s+80\/TCP\s+\d+s$/);
     const wide = (await kubectl('get', 'svc', 'headless', '-o', 'wide', '-n', NS)).trimEnd().split('\n');
@@ -259,7 +266,7 @@ describe('services', () => {
     expectCode(pb, 200);
     const decoded = decodeProtobuf(pb.raw) as { kind: string; spec: { ports: Array<{ nodePort: number }>; clusterIPs: string[] } };
     assert.equal(decoded.kind, 'Service');
-    assert.equal(decoded.spec.ports[1]!.nodePort, 30081);
+    assert.equal(decoded.spec.ports[0]!.nodePort, requestedNodePort);
     const json = await env.plinth.client.get(`${SVC}/np`);
     assert.deepEqual(decoded.spec.clusterIPs, json.body.spec.clusterIPs);
   });
