@@ -634,6 +634,23 @@ function storeConformance(impl: Implementation): void {
       await rejectsWith(store.delete(key, { suggestion: out }), 'NotFound');
     });
 
+    test('a suggestion is copied for tryUpdate unless the caller shares it, and never changed', async ({ store, p }) => {
+      const key = `${p}a`;
+      const created = await store.create(key, obj('a', { n: 0, data: { k: 'v' } }));
+      const before = structuredClone(created);
+      let seen: StoredObject | undefined;
+      // A tryUpdate that changes what it is handed: the store's copy, not the caller's object.
+      const updated = await store.guaranteedUpdate(key, (cur) => ((seen = cur), ((cur!['data'] as Record<string, string>)['k'] = 'w'), cur!), { suggestion: created });
+      assert.notEqual(seen, created);
+      assert.deepEqual(created, before, 'the suggestion is as it was');
+      assert.equal((updated['data'] as Record<string, string>)['k'], 'w');
+      // Shared: handed over as it is, and a delete answers with it.
+      const last = await store.guaranteedUpdate(key, (cur) => ((seen = cur), withN(cur, 1)), { suggestion: updated, shareSuggestion: true });
+      assert.equal(seen, updated);
+      assert.equal(await store.delete(key, { suggestion: last, shareSuggestion: true }), last);
+      await rejectsWith(store.get(key), 'NotFound');
+    });
+
     test('an error thrown by tryUpdate aborts the update', async ({ store, p }) => {
       const key = `${p}a`;
       const created = await store.create(key, obj('a'));

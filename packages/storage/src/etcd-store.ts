@@ -336,7 +336,7 @@ export class EtcdStore implements Store {
       let current: StoredObject | undefined;
       try {
         if (!state && !opts.ignoreNotFound) throw new StorageError('NotFound', key, `key not found: ${key}`);
-        current = guess ? cloneJson(guess) : state ? decodeObject(state.data, state.modRevision) : undefined;
+        current = guess ? (opts.shareSuggestion ? guess : cloneJson(guess)) : state ? decodeObject(state.data, state.modRevision) : undefined;
         guess = undefined;
         if (current) checkPreconditions(key, current, opts.preconditions);
         next = await tryUpdate(current);
@@ -409,7 +409,7 @@ export class EtcdStore implements Store {
       let current: StoredObject;
       try {
         if (!state) throw new StorageError('NotFound', key, `key not found: ${key}`);
-        current = guess ? cloneJson(guess) : decodeObject(state.data, state.modRevision);
+        current = guess ? (opts.shareSuggestion ? guess : cloneJson(guess)) : decodeObject(state.data, state.modRevision);
         guess = undefined;
         checkPreconditions(key, current, opts.preconditions);
         if (opts.validateDeletion) await opts.validateDeletion(current);

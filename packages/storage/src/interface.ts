@@ -107,6 +107,12 @@ export interface UpdateOptions {
   /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
   suggestedState?: StoredState;
   /**
+   * The caller, and tryUpdate, only read the object they are handed (the current one, or what the
+   * store returns for it): the suggestion is handed over as it is instead of copied. It may be
+   * shared (e.g. with the watch cache), so nothing may change it.
+   */
+  shareSuggestion?: boolean;
+  /**
    * The resourceVersion the caller's object carries (the version it read, its precondition): a
    * cached copy of the key older than it is known stale, so a cache does not suggest it (an
    * update attempted on it would fail its precondition and be run again on etcd's state).
@@ -127,6 +133,12 @@ export interface DeleteOptions {
   suggestion?: StoredObject;
   /** The guess as stored (the watch cache's bytes and revision), used before `suggestion`. */
   suggestedState?: StoredState;
+  /**
+   * The caller, and validateDeletion, only read the object they are handed (the current one,
+   * which the delete returns): the suggestion is handed over as it is instead of copied. It may
+   * be shared (e.g. with the watch cache), so nothing may change it.
+   */
+  shareSuggestion?: boolean;
 }
 
 /**

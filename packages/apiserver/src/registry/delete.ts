@@ -236,7 +236,9 @@ async function deleteOnce(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteO
   try {
     const last = await storage.delete(key, {
       ...(preconditions ? { preconditions } : {}),
-      ...(guess ? { suggestion: guess } : {}),
+      // Neither the check nor the caller changes the object: the store need not copy it (the
+      // object the update just wrote is then answered from the bytes it wrote).
+      ...(guess ? { suggestion: guess, shareSuggestion: true } : {}),
       dryRun: !!opts.dryRun,
       validateDeletion: async (cur) => {
         const obj = t.read(cur);
@@ -329,9 +331,10 @@ async function updateForGracefulDeletionAndFinalizers(
         lastExisting = next;
         return next;
       },
-      // The update starts from the object the delete read (copied by the store), not from a
-      // second decode of the watch cache's bytes; a stale one fails the write and is re-read.
-      { ...(preconditions ? { preconditions } : {}), ...(stored ? { suggestion: stored } : {}), dryRun: !!opts.dryRun },
+      // The update starts from the object the delete read, not from a second decode of the watch
+      // cache's bytes; a stale one fails the write and is re-read. The update changes a copy
+      // (deletionCopy), so the store need not copy it first.
+      { ...(preconditions ? { preconditions } : {}), ...(stored ? { suggestion: stored, shareSuggestion: true } : {}), dryRun: !!opts.dryRun },
     );
   } catch (e) {
     if (e === DELETE_NOW) return { deleteImmediately: true, alreadyDeleting: false, ignoreNotFound: false };
