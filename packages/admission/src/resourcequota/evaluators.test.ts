@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredObject } from '@plinth/api';
-import { createEvaluatorRegistry, objectCountName, quotaMatches } from './evaluators.js';
+import { createEvaluatorRegistry, isQuotaChargedPod, mayBeUnchargedPod, objectCountName, quotaMatches } from './evaluators.js';
 import { writeList } from './resources.js';
 
 const evaluatorFor = createEvaluatorRegistry();
@@ -40,6 +40,19 @@ test('a pod that ended, or is past its deletion grace period, charges only its o
   const deleting = { deletionTimestamp: '2024-01-01T00:00:00Z', deletionGracePeriodSeconds: 30 };
   assert.deepEqual(writeList(pods.usage(obj('Pod', { spec }, deleting), Date.parse('2024-01-01T00:00:31Z'))), { 'count/pods': '1' });
   assert.equal(writeList(pods.usage(obj('Pod', { spec }, deleting), Date.parse('2024-01-01T00:00:29Z')))['requests.cpu'], '1');
+});
+
+test("the text test before decoding a pod passes every pod the quota no longer charges", () => {
+  const spec = { containers: [c('a', { cpu: '1' })] };
+  const deleting = { deletionTimestamp: '2024-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 };
+  const uncharged = [obj('Pod', { spec, status: { phase: 'Failed' } }), obj('Pod', { spec, status: { phase: 'Succeeded' } }), obj('Pod', { spec }, deleting)];
+  for (const pod of uncharged) {
+    assert.equal(isQuotaChargedPod(pod), false);
+    assert.equal(mayBeUnchargedPod(JSON.stringify(pod)), true, JSON.stringify(pod));
+  }
+  const running = obj('Pod', { spec, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, { labels: { app: 'web' } });
+  assert.equal(isQuotaChargedPod(running), true);
+  assert.equal(mayBeUnchargedPod(JSON.stringify(running)), false, 'a running pod is not decoded');
 });
 
 test("a quota on compute resources needs every container to state them (kube's message)", () => {

@@ -237,6 +237,15 @@ export function isQuotaChargedPod(pod: StoredObject, now = Date.now()): boolean 
   return true;
 }
 
+/**
+ * A cheap test of a pod's stored JSON before it is decoded: false only when isQuotaChargedPod
+ * cannot refuse the pod (no deletionTimestamp, no Failed or Succeeded anywhere). True for every
+ * pod it refuses, and for some it does not (e.g. a label of that value).
+ */
+export function mayBeUnchargedPod(json: string): boolean {
+  return json.includes('"deletionTimestamp"') || json.includes('"Failed"') || json.includes('"Succeeded"');
+}
+
 /** kube's qos.GetPodQOS == BestEffort: no container or init container requests or limits any cpu or memory. */
 function isBestEffort(pod: StoredObject): boolean {
   for (const c of [...containersOf(pod), ...initContainersOf(pod)]) {

@@ -6,7 +6,8 @@
  * for every quota each resync period (kube's --resource-quota-sync-period, 5 minutes).
  */
 import { isNotFound, isPlainObject, type StoredObject, type UserInfo } from '@plinth/api';
-import { createEvaluatorRegistry, isIgnoredResource, isQuotaChargedPod, quotaResources, quotaScopes, type Evaluator } from '@plinth/admission';
+import type { WatchEventType } from '@plinth/storage';
+import { createEvaluatorRegistry, isIgnoredResource, isQuotaChargedPod, mayBeUnchargedPod, quotaResources, quotaScopes, type Evaluator } from '@plinth/admission';
 import type { ResourceStore } from '../registry/store.js';
 import type { Logger } from '../log.js';
 import { runInformer, type Informer } from './informer.js';
@@ -191,6 +192,9 @@ export function startResourceQuotaController(deps: ResourceQuotaControllerDeps):
         resyncMs: 3_600_000,
         changesOnly: true,
         types: watchesChanges ? ['DELETED', 'MODIFIED'] : ['DELETED'],
+        // A pod's update matters only once it ends or is deleting (isQuotaChargedPod): the others,
+        // most of them (every status update), are skipped without being decoded.
+        ...(plural === 'pods' && group === '' ? { textFilter: (json: string, type: WatchEventType) => type !== 'MODIFIED' || mayBeUnchargedPod(json) } : {}),
         onObject: (type, obj) => {
           if (type === 'MODIFIED' && plural === 'pods' && isQuotaChargedPod(obj)) return;
           return replenish(group, plural, obj.metadata.namespace);
