@@ -854,9 +854,10 @@ export class Cacher implements Store, CachedBytes {
  * A watch event whose object is decoded when read: the history keeps only the stored text, and
  * readers holding the decoded object share it (CachedObject remembers it weakly).
  */
-function objectEvent(type: ObjectEvent['type'], c: CachedObject, size?: number): ObjectEvent {
+function objectEvent(type: ObjectEvent['type'], c: CachedObject, size?: number, key?: string): ObjectEvent {
   return {
     type,
+    ...(key === undefined ? {} : { key }),
     get object(): StoredObject {
       return c.object();
     },
@@ -877,7 +878,7 @@ function cacheEvent(key: string, rev: number, cur: CachedObject, prev: CachedObj
     get prev(): StoredObject | undefined {
       return prev?.object();
     },
-    natural: objectEvent(type, cur, size),
+    natural: objectEvent(type, cur, size, key),
     cached: cur,
   };
 }

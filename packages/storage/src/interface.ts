@@ -169,6 +169,8 @@ export interface ObjectEvent {
    * watch cache): a consumer can tell from it, undecoded, that an event cannot concern it.
    */
   storedJson?(): string;
+  /** The object's storage key, where the store tells it (the watch cache's change events). */
+  key?: string;
 }
 
 /** The last event of a watch that failed (e.g. Compacted: its start is older than etcd's history). */

@@ -17,6 +17,8 @@ export interface SourceHandlers {
   replace(items: StoredObject[]): void;
   upsert(obj: StoredObject): void;
   remove(obj: StoredObject): void;
+  /** A test of a watch event's stored JSON and key before it is decoded: false skips it. */
+  mayMatter?(json: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string | undefined): boolean;
 }
 
 export function createInformerSource<K extends string>(deps: { storeOf(kind: K): ResourceStore; log: Logger }): { subscribe(kind: K, handlers: SourceHandlers): () => void } {
@@ -28,6 +30,7 @@ export function createInformerSource<K extends string>(deps: { storeOf(kind: K):
         log: deps.log,
         resyncMs: RESYNC_MS,
         onList: (items) => handlers.replace(items),
+        ...(handlers.mayMatter ? { textFilter: (json, type, key) => handlers.mayMatter!(json, type as 'ADDED' | 'MODIFIED' | 'DELETED', key) } : {}),
         onObject: (type, obj) => {
           if (type === 'DELETED') handlers.remove(obj);
           else handlers.upsert(obj);

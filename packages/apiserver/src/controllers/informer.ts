@@ -43,7 +43,7 @@ export interface InformerOptions {
    * keeps the text: the watch cache). It must accept every event that can matter: a cheap test for
    * a member name the handler needs, e.g. `"persistentVolumeClaim"`. Lists are not filtered.
    */
-  textFilter?: (json: string, type: WatchEventType) => boolean;
+  textFilter?: (json: string, type: WatchEventType, key: string | undefined) => boolean;
   /** Called when a list or watch fails (before the retry), e.g. to count sync errors. */
   onError?(e: unknown): void;
 }
@@ -99,7 +99,7 @@ export function runInformer(opts: InformerOptions): Informer {
           const e = await watcher.next();
           if (!e || e.type === 'ERROR') break;
           if (e.type === 'BOOKMARK' || (opts.types && !opts.types.includes(e.type))) continue;
-          if (opts.textFilter && e.storedJson && !opts.textFilter(e.storedJson(), e.type)) continue;
+          if (opts.textFilter && e.storedJson && !opts.textFilter(e.storedJson(), e.type, e.key)) continue;
           await handle(e.type, opts.metadataOnly && e.partialObject ? e.partialObject() : e.object);
         }
         clearTimeout(resync);

@@ -21,6 +21,11 @@ export interface NodeGraphHandlers {
   replace(objects: StoredObject[]): void;
   upsert(object: StoredObject): void;
   remove(object: StoredObject): void;
+  /**
+   * Whether a watch event, of which only the stored JSON and storage key (when known) are read,
+   * may change the graph: false skips it undecoded. Where absent, every event is decoded.
+   */
+  mayMatter?(json: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string | undefined): boolean;
 }
 
 /** Where the graph's objects come from: a list-then-watch per kind; `subscribe` returns a stop function. */
@@ -30,6 +35,12 @@ export interface NodeGraphSource {
 
 /** kube's NamespaceNodeLease. */
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+/** A pod's graph key (`namespace/name`) from its storage key (`<prefix>/pods/<namespace>/<name>`). */
+function podKeyOf(storageKey: string): string {
+  const name = storageKey.lastIndexOf('/');
+  return storageKey.slice(storageKey.lastIndexOf('/', name - 1) + 1);
+}
 
 const NO_OPINION: Decision = { decision: 'no-opinion' };
 const ALLOW: Decision = { decision: 'allow' };
@@ -47,6 +58,10 @@ export function createNodeAuthorizer(opts: { source: NodeGraphSource; rules?: Po
       },
       upsert: (o) => graph.setPod(o),
       remove: (o) => graph.deletePod(o),
+      // kube's graph populator ignores pods never bound to a node, and a pod's update that keeps its
+      // uid and node (its references are immutable): most pod events (creates, status updates,
+      // the graceful deletion's update) change nothing here, and are not decoded.
+      mayMatter: (json, type, key) => json.includes('"nodeName"') && (type !== 'MODIFIED' || key === undefined || !graph.podKeeps(podKeyOf(key), json)),
     },
     persistentvolumes: {
       replace: (objs) => {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredObject } from '@plinth/api';
 import { NodeGraph } from './graph.js';
+import { createNodeAuthorizer, type NodeGraphHandlers } from './authorizer.js';
 
 const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): StoredObject => ({
   apiVersion: 'v1',
@@ -63,4 +64,33 @@ test('mirror pods link to nothing; unscheduled pods are ignored; attachments nam
   assert.equal(g.reaches('n2', 'volumeattachment', '', 'va'), false);
   g.deleteVolumeAttachment({ apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name: 'va' } });
   assert.equal(g.reaches('n1', 'volumeattachment', '', 'va'), false);
+});
+
+test("a pod event is skipped undecoded only when it cannot change the graph: never bound, or the known uid and node kept", () => {
+  let pods: NodeGraphHandlers | undefined;
+  createNodeAuthorizer({
+    source: {
+      subscribe: (kind, h) => {
+        if (kind === 'pods') pods = h;
+        return () => {};
+      },
+    },
+  });
+  const h = pods!;
+  const key = '/registry/pods/ns/p';
+  const unbound = pod('p', {});
+  const bound = pod('p', { nodeName: 'n1', volumes: [{ name: 's', secret: { secretName: 's' } }] });
+  const text = (o: StoredObject): string => JSON.stringify(o);
+  // Never bound: nothing for the graph, whatever the event.
+  for (const type of ['ADDED', 'MODIFIED', 'DELETED'] as const) assert.equal(h.mayMatter!(text(unbound), type, key), false, type);
+  // The binding: the graph does not know the pod yet.
+  assert.equal(h.mayMatter!(text(bound), 'MODIFIED', key), true);
+  h.upsert(bound);
+  // A status update keeps uid and node; a deletion, another node or another uid (recreated) matter.
+  assert.equal(h.mayMatter!(text({ ...bound, status: { phase: 'Running' } }), 'MODIFIED', key), false);
+  assert.equal(h.mayMatter!(text(bound), 'MODIFIED', undefined), true, 'no key: decoded');
+  assert.equal(h.mayMatter!(text(bound), 'DELETED', key), true);
+  assert.equal(h.mayMatter!(text({ ...bound, spec: { ...(bound['spec'] as object), nodeName: 'n2' } }), 'MODIFIED', key), true);
+  assert.equal(h.mayMatter!(text({ ...bound, metadata: { ...bound.metadata, uid: 'uid-other' } }), 'MODIFIED', key), true);
+  assert.equal(h.mayMatter!(text(bound), 'MODIFIED', '/registry/pods/other/p'), true, 'another namespace');
 });

@@ -76,6 +76,17 @@ export class NodeGraph {
     for (const [type, ref] of refs) addTo(this.#podsOf.get(type)!, ref, key);
   }
 
+  /**
+   * Whether `json`, a new version of the pod at `key` (`namespace/name`), keeps the uid and node
+   * the graph has for it: then setPod would change nothing. A text test (the uid and the node as
+   * JSON members); it may say false for a version that keeps them, never true for one that does not
+   * name both.
+   */
+  podKeeps(key: string, json: string): boolean {
+    const known = this.#pods.get(key);
+    return !!known && json.includes(`"uid":${JSON.stringify(known.uid)}`) && json.includes(`"nodeName":${JSON.stringify(known.node)}`);
+  }
+
   deletePod(pod: StoredObject): void {
     const key = keyOf(pod.metadata.namespace ?? '', pod.metadata.name ?? '');
     const known = this.#pods.get(key);
