@@ -289,7 +289,9 @@ describe('authentication matrix (kubectl auth whoami against the plinth executab
     const token = remember(
       'service account token',
       await new Promise<string>((resolve, reject) =>
-        execFile(kubectlPath(), ['--kubeconfig', adminConfig, 'create', 'token', 'default', '-n', 'matrix', '--duration=10m'], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout.trim()))),
+        // No --duration: kubectl sends a Protobuf TokenRequest without expirationSeconds (nil),
+        // which kube defaults to an hour.
+        execFile(kubectlPath(), ['--kubeconfig', adminConfig, 'create', 'token', 'default', '-n', 'matrix'], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout.trim()))),
       ),
     );
     const account = (await admin.get('/api/v1/namespaces/matrix/serviceaccounts/default')).body;
@@ -303,6 +305,7 @@ describe('authentication matrix (kubectl auth whoami against the plinth executab
     assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
     const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body), { issuer: 'https://kubernetes.default.svc.cluster.local', audience: 'https://kubernetes.default.svc.cluster.local' });
     assert.equal(payload.sub, 'system:serviceaccount:matrix:default');
+    assert.equal(payload.exp! - payload.iat!, 3600, 'the defaulted expiration');
     assert.ok(protectedHeader.kid, 'the token names its key');
     assert.equal((payload['kubernetes.io'] as { serviceaccount: { uid: string } }).serviceaccount.uid, account.metadata.uid);
 

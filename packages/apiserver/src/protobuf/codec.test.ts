@@ -470,3 +470,23 @@ test("a realistic Pod round trips: inlined VolumeSource, IntOrString, Quantity, 
   const volBytes = [...vol.encode(vol.fromObject(jsonToProtoObject(vol, { name: "tmp", emptyDir: {} }))).finish()];
   assert.deepEqual(volBytes, [...lfield(1, "tmp"), ...lfield(2, lfield(2, []))]);
 });
+
+test("an absent Go pointer without omitempty decodes as null, not as its zero value", () => {
+  // kubectl create token sends TokenRequest{spec: {}}: expirationSeconds is a nil *int64 that
+  // defaulting turns into 3600; a 0 would be refused as shorter than 10 minutes.
+  const token = roundTrip({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} });
+  assert.equal((token["spec"] as Json)["expirationSeconds"], null);
+  const set = roundTrip({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 0 } });
+  assert.equal((set["spec"] as Json)["expirationSeconds"], 0);
+  // A non-pointer field without omitempty still decodes as its zero value.
+  const sa = roundTrip({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "a" } });
+  assert.equal((sa["metadata"] as Json)["name"], "a");
+  const ing = roundTrip({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { name: "i" },
+    spec: { rules: [{ http: { paths: [{ path: "/", backend: { service: { name: "s", port: { number: 80 } } } }] } }] },
+  });
+  const path = ((((ing["spec"] as Json)["rules"] as Json[])[0]!["http"] as Json)["paths"] as Json[])[0]!;
+  assert.equal(path["pathType"], null);
+});

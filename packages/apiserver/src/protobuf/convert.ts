@@ -389,7 +389,10 @@ export function protoObjectToJson(type: protobuf.Type, obj: JsonObject, ctx: Con
       if (converted !== undefined) out[name] = converted;
     } else {
       if (value === undefined || value === null) {
-        if (always) out[name] = zeroValue(field);
+        // Absent from the wire: a Go pointer is nil, which encoding/json writes as null when the
+        // field has no omitempty (TokenRequestSpec.expirationSeconds, HTTPIngressPath.pathType):
+        // defaulting and validation then see "not set", not a zero value.
+        if (always) out[name] = facts.pointers.has(field.name) ? null : zeroValue(field);
         continue;
       }
       const scalar = scalarFromProto(field, value);
