@@ -1,5 +1,6 @@
 """The workload groups through the official Python client (python3-kubernetes), against plinth:
-a Deployment (create, read, patch, replace, scale, delete), a Job and a CronJob, an HPA through
+a Deployment (create, read, patch, replace, scale, delete), a DaemonSet, a StatefulSet and a
+ReplicaSet (create, status, list), a Job and a CronJob, an HPA through
 autoscaling/v1 and v2beta2 (the client has no v2), a PodDisruptionBudget and an Ingress.
 
 Usage: workload_flows.py KUBECONFIG. Exits non-zero (with the failing assertion) on any difference.
@@ -51,6 +52,30 @@ try:
 except client.exceptions.ApiException as e:
     assert e.status == 422, e.status
 apps.delete_namespaced_deployment("py-web", NS)
+
+# apps/v1 DaemonSet, StatefulSet and ReplicaSet: their status structs have fields Go always writes
+# (currentNumberScheduled, replicas, ...), which the client requires when it reads one back.
+ds = apps.create_namespaced_daemon_set(NS, client.V1DaemonSet(
+    metadata=client.V1ObjectMeta(name="py-agent"),
+    spec=client.V1DaemonSetSpec(selector=client.V1LabelSelector(match_labels={"app": "py-agent"}), template=template({"app": "py-agent"}))))
+assert ds.status.number_ready == 0 and ds.status.desired_number_scheduled == 0, ds.status
+sts = apps.create_namespaced_stateful_set(NS, client.V1StatefulSet(
+    metadata=client.V1ObjectMeta(name="py-db"),
+    spec=client.V1StatefulSetSpec(service_name="py-db", selector=client.V1LabelSelector(match_labels={"app": "py-db"}), template=template({"app": "py-db"}))))
+assert sts.status.replicas == 0, sts.status
+rs = apps.create_namespaced_replica_set(NS, client.V1ReplicaSet(
+    metadata=client.V1ObjectMeta(name="py-rs"),
+    spec=client.V1ReplicaSetSpec(selector=client.V1LabelSelector(match_labels={"app": "py-rs"}), template=template({"app": "py-rs"}))))
+assert rs.status.replicas == 0, rs.status
+# A status written without the always-written fields reads back with them as 0.
+status = apps.patch_namespaced_daemon_set_status("py-agent", NS, {"status": {"numberAvailable": 1}})
+assert status.status.number_available == 1 and status.status.current_number_scheduled == 0, status.status
+assert {d.metadata.name for d in apps.list_namespaced_daemon_set(NS).items} >= {"py-agent"}
+assert {s.metadata.name for s in apps.list_namespaced_stateful_set(NS).items} >= {"py-db"}
+assert {r.metadata.name for r in apps.list_namespaced_replica_set(NS).items} >= {"py-rs"}
+apps.delete_namespaced_daemon_set("py-agent", NS)
+apps.delete_namespaced_stateful_set("py-db", NS)
+apps.delete_namespaced_replica_set("py-rs", NS)
 
 # batch/v1 Job and CronJob
 job = batch.create_namespaced_job(NS, client.V1Job(

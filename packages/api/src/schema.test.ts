@@ -57,6 +57,28 @@ describe('conform', () => {
   });
 });
 
+describe('conform with Go\'s always-written zero values', () => {
+  const all = builtinDefinitions();
+  const ds = all.get('io.k8s.api.apps.v1.DaemonSet')!;
+  it('adds the integer and boolean fields Go never omits, in the structs the object has', () => {
+    const body = { spec: { template: { spec: { containers: [{ name: 'c', ports: [{ name: 'http' }] }] } } }, status: { numberAvailable: 2 } };
+    const out = conform(body, ds, all, 'DaemonSet', 1, undefined, '', false, true) as Record<string, any>;
+    assert.deepEqual(out.status, { numberAvailable: 2, currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 });
+    // ContainerPort.containerPort has no omitempty; a pointer or an omitempty field is not added.
+    assert.deepEqual(out.spec.template.spec.containers[0].ports, [{ name: 'http', containerPort: 0 }]);
+    assert.equal('revisionHistoryLimit' in out.spec, false);
+    assert.equal('minReadySeconds' in out.spec, false);
+    // A value the client gave is kept.
+    const given = conform({ status: { numberReady: 3 } }, ds, all, 'DaemonSet', 1, undefined, '', false, true) as Record<string, any>;
+    assert.equal(given.status.numberReady, 3);
+  });
+  it('adds nothing to an apply configuration (decoded without zeros) or where no struct is given', () => {
+    const body = { status: { numberAvailable: 2 } };
+    assert.deepEqual(conform(body, ds, all, 'DaemonSet', 1, undefined, '', false, false), body);
+    assert.deepEqual(conform({ spec: {} }, ds, all, 'DaemonSet', 1, undefined, '', false, true), { spec: {} });
+  });
+});
+
 describe('conform in place', () => {
   // Objects generated from every built-in kind's schema, with what makes conform change a tree:
   // unknown fields (dropped), nulls and empty strings, lists and maps (omitted), quantities

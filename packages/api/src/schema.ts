@@ -61,6 +61,13 @@ export interface Schema {
    * Decoding never applies it (kube's API defaults are the strategies').
    */
   v3Default?: unknown;
+  /**
+   * A Go struct's integer and boolean fields without omitempty (and not pointers): Go's encoder
+   * always writes them, so kube's stored and served JSON has `0`/`false` where a client left one
+   * out (a DaemonSet's `status.numberReady`). Decoding a full object adds them (see conform's
+   * `zeros`); clients that check required fields (the Python client) depend on them.
+   */
+  goZeros?: ReadonlyArray<readonly [string, number | boolean]>;
 }
 
 export const s = {
@@ -171,6 +178,11 @@ interface Walk {
   readonly base: string;
   /** The value is the caller's own and shares nothing: objects and arrays are conformed in place. */
   readonly inPlace: boolean;
+  /**
+   * Decoding a whole object as Go does (not an apply configuration): the structs' goZeros are
+   * added where missing.
+   */
+  readonly zeros: boolean;
 }
 
 function mismatch(w: Walk, value: unknown, schema: Schema, up: Loc | undefined, key: string | number | undefined): DecodeError {
@@ -198,8 +210,8 @@ function typedNumber(w: Walk, value: unknown, schema: Schema, kind: GoNumberKind
  * object that loses a member is rebuilt without it, so no object is left with a deleted member).
  * On a DecodeError the value is left half-conformed.
  */
-export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = '', inPlace = false): unknown {
-  return conformAt({ defs, root: where, unknown, base: path, inPlace }, value, schema, depth, undefined, undefined);
+export function conform(value: unknown, schema: Schema, defs: Definitions, where: string, depth = 1, unknown?: string[], path = '', inPlace = false, zeros = false): unknown {
+  return conformAt({ defs, root: where, unknown, base: path, inPlace, zeros }, value, schema, depth, undefined, undefined);
 }
 
 /** The unknown field's JSON path, prefixed with the walk's base path. */
@@ -308,6 +320,7 @@ function conformAt(w: Walk, value: unknown, schema: Schema, depth: number, up: L
             setMember(out, k, c);
           }
         }
+        if (w.zeros && sch.goZeros) for (const [k, z] of sch.goZeros) if (!Object.hasOwn(out, k)) setMember(out, k, z);
       } else if (sch.additionalProperties) {
         const vs = sch.additionalProperties;
         for (const k of Object.keys(value)) {

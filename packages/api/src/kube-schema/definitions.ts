@@ -51,15 +51,23 @@ function fieldSchema(f: FieldFacts): Schema {
   return out;
 }
 
+/** The zero value Go's encoder writes for a field it never omits (see Schema.goZeros), if one. */
+function goZero(f: FieldFacts): number | boolean | undefined {
+  if (f.omitempty || f.pointer || f.schema.$ref) return undefined;
+  return f.schema.type === 'integer' ? 0 : f.schema.type === 'boolean' ? false : undefined;
+}
+
 /** A struct's properties in Go order, inlined structs flattened in place (kube-openapi's rule). */
-function addFields(facts: DefinitionFacts, props: Record<string, Schema>, required: string[]): void {
+function addFields(facts: DefinitionFacts, props: Record<string, Schema>, required: string[], zeros: Array<[string, number | boolean]>): void {
   for (const f of facts.fields ?? []) {
     if (f.inline) {
-      addFields(definitionFacts(f.schema.$ref!), props, required);
+      addFields(definitionFacts(f.schema.$ref!), props, required, zeros);
       continue;
     }
     setMember(props, f.name, fieldSchema(f));
     if (f.required) required.push(f.name);
+    const z = goZero(f);
+    if (z !== undefined) zeros.push([f.name, z]);
   }
 }
 
@@ -67,9 +75,11 @@ function definitionSchema(name: string, facts: DefinitionFacts): Schema {
   if (facts.customJSON) return CUSTOM_JSON[name] ?? ANY_JSON(facts.go);
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
-  addFields(facts, properties, required);
+  const zeros: Array<[string, number | boolean]> = [];
+  addFields(facts, properties, required, zeros);
   const out: Schema = { type: 'object', properties, goType: facts.go };
   if (required.length > 0) out.required = required;
+  if (zeros.length > 0) out.goZeros = zeros;
   if (facts.mapType) out['x-kubernetes-map-type'] = facts.mapType;
   return out;
 }
@@ -86,6 +96,16 @@ export function builtinDefinitions(): ReadonlyMap<string, Schema> {
     for (const [name, facts] of Object.entries(kubeSchema().definitions)) definitions.set(name, definitionSchema(name, facts));
   }
   return definitions;
+}
+
+/**
+ * A Go struct's zero value as Go's encoder writes it: its goZeros (a DaemonSetStatus is
+ * `{currentNumberScheduled: 0, numberMisscheduled: 0, ...}`, a DeploymentStatus `{}`). A new object.
+ */
+export function goZeroStruct(definition: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, z] of builtinDefinitions().get(definition)?.goZeros ?? []) setMember(out, k, z);
+  return out;
 }
 
 /** The definition name of a kind kube 1.24 registers; throws when there is none. */

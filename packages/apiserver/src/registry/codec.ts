@@ -96,7 +96,9 @@ export function decodeInto(def: KindDefinition, catalog: Catalog, raw: unknown, 
   if (overflow !== undefined && def.unstructured) throw cannotHandle(new JsonNumberRangeError(overflow).message);
   let obj: StoredObject;
   try {
-    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), builtinDefinitions(), def.kind, 1, unknown, '', owned) as StoredObject;
+    // A whole object (not an apply configuration, decoded without defaults) gets the zero values
+    // Go's encoder writes (Schema.goZeros).
+    obj = conform(raw, def.unstructured ? UNSTRUCTURED : fullSchemaOf(def), builtinDefinitions(), def.kind, 1, unknown, '', owned, withDefaults) as StoredObject;
   } catch (e) {
     if (e instanceof DecodeError) throw cannotHandle(e.message);
     throw e;

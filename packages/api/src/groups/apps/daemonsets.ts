@@ -83,7 +83,7 @@ function validateDaemonSetStatusUpdate(obj: JsonObject, old: JsonObject): FieldE
   return errs;
 }
 
-const prepare = workloadPrepare();
+const prepare = workloadPrepare('io.k8s.api.apps.v1.DaemonSetStatus');
 
 const dsStrategy: ResourceStrategy = {
   defaults: setDefaultsDaemonSet,

@@ -95,7 +95,7 @@ export function collisionCountDecrement(obj: JsonObject, old: JsonObject): Field
   return [fieldErr.invalid('status.collisionCount', typeof count === 'number' ? count : 0, 'cannot be decremented')];
 }
 
-const prepare = workloadPrepare();
+const prepare = workloadPrepare('io.k8s.api.apps.v1.DeploymentStatus');
 
 const deploymentStrategy: ResourceStrategy = {
   defaults: setDefaultsDeployment,

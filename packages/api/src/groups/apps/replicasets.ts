@@ -41,7 +41,7 @@ const rsStrategy: ResourceStrategy = {
     defaultNil(spec, 'replicas', 1);
     setDefaultsTemplate(spec['template']);
   },
-  ...workloadPrepare(),
+  ...workloadPrepare('io.k8s.api.apps.v1.ReplicaSetStatus'),
   validate: (obj) => validateReplicaSetSpec(obj['spec'], templateOptions(obj)),
   validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj['spec'], templateOptions(obj, old)), ...validateImmutableSelector(obj, old)],
 };

@@ -9,6 +9,7 @@ import { type FieldError, fieldErr, GoLiteral } from '../../field-errors.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../selectors/labels.js';
 import { fieldAt } from '../../tables.js';
 import type { StoredObject } from '../../types.js';
+import { goZeroStruct } from '../../kube-schema/definitions.js';
 import { setDefaultsPodSpecTree } from '../core/defaults/pod.js';
 import { dropDisabledTemplateFields } from '../core/helpers/drop-disabled.js';
 import { type JsonObject, asObject, num } from '../core/validation/access.js';
@@ -50,13 +51,13 @@ function setOrDelete(o: JsonObject, key: string, value: unknown): void {
 
 /**
  * The common workload strategy steps (kube's <kind>Strategy.PrepareForCreate/PrepareForUpdate):
- * status reset on create, kept on update, generation 1 then bumped on a spec change only, the
- * template's disabled fields dropped.
+ * status reset on create (to the zero struct of `statusDefinition` as Go writes it), kept on
+ * update, generation 1 then bumped on a spec change only, the template's disabled fields dropped.
  */
-export function workloadPrepare(templatePath: readonly string[] = ['spec', 'template']): Pick<ResourceStrategy, 'prepareForCreate' | 'prepareForUpdate'> {
+export function workloadPrepare(statusDefinition: string, templatePath: readonly string[] = ['spec', 'template']): Pick<ResourceStrategy, 'prepareForCreate' | 'prepareForUpdate'> {
   return {
     prepareForCreate(obj) {
-      obj['status'] = {};
+      obj['status'] = goZeroStruct(statusDefinition);
       obj.metadata.generation = 1;
       dropDisabledTemplateFields(fieldAt(obj, ...templatePath));
     },

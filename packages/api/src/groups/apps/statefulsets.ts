@@ -104,7 +104,7 @@ function validateStatefulSetStatusUpdate(obj: JsonObject, old: JsonObject): Fiel
   return errs;
 }
 
-const prepare = workloadPrepare();
+const prepare = workloadPrepare('io.k8s.api.apps.v1.StatefulSetStatus');
 
 const stsStrategy: ResourceStrategy = {
   defaults: setDefaultsStatefulSet,

@@ -54,7 +54,7 @@ function validateCronJobSpec(obj: JsonObject, old?: JsonObject): FieldError[] {
   return errs;
 }
 
-const prepare = workloadPrepare(TEMPLATE);
+const prepare = workloadPrepare('io.k8s.api.batch.v1.CronJobStatus', TEMPLATE);
 
 /** CronJobTimeZone is off in 1.24: `spec.timeZone` is kept only when the old object had one. */
 function dropTimeZone(obj: JsonObject, old?: JsonObject): void {

@@ -119,7 +119,7 @@ function immutable(obj: JsonObject, old: JsonObject, key: string): FieldError[] 
   return [fieldErr.invalid(`spec.${key}`, key === 'selector' ? goLabelSelector(v) : (v ?? null), 'field is immutable')];
 }
 
-const prepare = workloadPrepare();
+const prepare = workloadPrepare('io.k8s.api.batch.v1.JobStatus');
 
 const jobStrategy: ResourceStrategy = {
   defaults(obj) {
