@@ -69,6 +69,16 @@ describe('kubectl', () => {
       ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'CONTAINERS', 'IMAGES', 'SELECTOR'],
       ['web', '0/4', '0', '0', 'nginx', 'nginx:2', 'app=web'],
     ]);
+    // --subresource: kube 1.24 answers a status GET with the resource's columns and a scale GET
+    // with its Scale columns.
+    assert.deepEqual(withoutAge(await ok('get', 'deploy', 'web', '--subresource=status')), [
+      ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE'],
+      ['web', '0/4', '0', '0'],
+    ]);
+    assert.deepEqual(withoutAge(await ok('get', 'deploy', 'web', '--subresource=scale')), [
+      ['NAME', 'DESIRED', 'AVAILABLE'],
+      ['web', '4', '0'],
+    ]);
   });
 
   it('rollout history: without a controller-manager there are no ReplicaSets, as on a bare kube-apiserver', async () => {

@@ -79,6 +79,20 @@ export const defaultTable: TableDefinition = {
   cells: (obj) => [obj.metadata.name ?? '', obj.metadata.creationTimestamp ?? null],
 };
 
+/**
+ * The table of an autoscaling/v1 Scale (kube 1.24's printScale, served for GET of a `scale`
+ * subresource): Name (no `name` format, as kube's), Desired, Available, Age.
+ */
+export const scaleTable: TableDefinition = {
+  columns: [
+    col('Name', 'string', 'The name of the object.'),
+    col('Desired', 'integer', 'The desired number of instances of the scaled object.'),
+    col('Available', 'integer', 'The observed number of instances of the scaled object.'),
+    ageColumn,
+  ],
+  cells: (obj, now) => [obj.metadata.name ?? '', Number(fieldAt(obj, 'spec', 'replicas') ?? 0), Number(fieldAt(obj, 'status', 'replicas') ?? 0), age(obj, now)],
+};
+
 /** One `additionalPrinterColumns` entry of a CustomResourceDefinition version. */
 export interface PrinterColumn {
   name: string;

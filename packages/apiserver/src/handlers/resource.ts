@@ -16,6 +16,7 @@ import type { ComputedStorages } from '../registry/computed.js';
 import { serveComputed } from './computed.js';
 import { serveScale } from './scale.js';
 import { negotiate } from '../negotiation.js';
+import { parseIncludeObject, tableOfObject } from '../table.js';
 import { addWarning, writeObject } from '../http.js';
 import type { ResourceRequest } from './scope.js';
 import { handleGet } from './get.js';
@@ -191,9 +192,11 @@ async function serveSubresource(r: ResourceRequest, sub: SubresourceDefinition, 
   }
   const strategy = sub.strategy;
   if (!strategy) throw pathNotFound();
-  const format = negotiate(r.req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(r.def) });
+  // kube 1.24 serves a status subresource's GET as a Table too, with the resource's columns.
+  const format = negotiate(r.req.headers.accept, { allowTable: r.info.verb === 'get', allowProtobuf: servesProtobuf(r.def) });
   if (r.info.verb === 'get' && sub.verbs.includes('get')) {
-    writeObject(r.req, r.res, r.query, 200, await r.store.get(r.scope, r.target.name, resourceVersionParam(r.query)), format);
+    const obj = await r.store.get(r.scope, r.target.name, resourceVersionParam(r.query));
+    writeObject(r.req, r.res, r.query, 200, format.table ? tableOfObject(r.def, obj, parseIncludeObject(r.query), format.table) : obj, format);
     return;
   }
   if (r.info.verb === 'patch' && sub.verbs.includes('patch')) return handlePatch(r, strategy);

@@ -34,6 +34,7 @@ import {
   notFound,
   pathOf,
   scaleKind,
+  scaleTable,
   setMember,
   unsupportedMediaType,
   type Managed,
@@ -48,6 +49,7 @@ import { parseJsonText, readBody, writeObject } from '../http.js';
 import { decodeInto, fullSchemaOf, schemaDefinitions } from '../registry/codec.js';
 import { now } from '../registry/store.js';
 import { readKind } from './body.js';
+import { parseIncludeObject, tableOfObject } from '../table.js';
 import { parseDryRun, parseFieldManager, resourceVersionParam } from './options.js';
 import { parseApplyBody, patchOptions } from './patch.js';
 import type { ResourceRequest } from './scope.js';
@@ -172,7 +174,8 @@ type ScaleWrite = { kind: 'apply'; applied: Record<string, unknown>; force: bool
 export async function serveScale(r: ResourceRequest, scale: ScaleDescription, admission: AdmissionChain): Promise<void> {
   const { req, res, def, store, scope, query, info } = r;
   const name = r.target.name;
-  const format = negotiate(req.headers.accept, { allowTable: false, allowProtobuf: servesProtobuf(def) && servesProtobuf(scaleKind) });
+  // kube 1.24 serves GET of a scale subresource as a Table too (its printScale columns).
+  const format = negotiate(req.headers.accept, { allowTable: info.verb === 'get', allowProtobuf: servesProtobuf(def) && servesProtobuf(scaleKind) });
   if (info.verb === 'get') {
     let obj: StoredObject;
     try {
@@ -185,7 +188,7 @@ export async function serveScale(r: ResourceRequest, scale: ScaleDescription, ad
     const current = scaleOf(obj, scale, true);
     // kube's custom resource ScaleREST.Get: an object without spec replicas has no Scale (an internal error there).
     if ((current['spec'] as { replicas: number }).replicas === INVALID_SPEC_REPLICAS) throw internalError(`the spec replicas field ${JSON.stringify(dotted(scale.specReplicasPath))} does not exist`);
-    writeObject(req, res, query, 200, current, format);
+    writeObject(req, res, query, 200, format.table ? tableOfObject({ table: scaleTable }, current, parseIncludeObject(query), format.table) : current, format);
     return;
   }
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotSupported(groupResourceOf(def), info.verb);
