@@ -82,7 +82,38 @@ describe('apps/v1', () => {
     expectCode(ds, 201);
     assert.deepEqual(ds.body.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
     assert.equal(ds.body.spec.revisionHistoryLimit, 10);
-    assert.equal(ds.body.spec.templateGeneration, 1);
+    // apps/v1 carries kube's internal spec.templateGeneration as an annotation.
+    assert.equal(ds.body.spec.templateGeneration, undefined);
+    assert.equal(ds.body.metadata.annotations['deprecated.daemonset.template.generation'], '1');
+  });
+
+  it('moves a DaemonSet\'s template generation annotation with its template only', async () => {
+    const TG = 'deprecated.daemonset.template.generation';
+    const path = `${APPS}/daemonsets`;
+    const body = (name: string, annotations?: Record<string, string>) => ({
+      apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name, ...(annotations ? { annotations } : {}) },
+      spec: { selector: { matchLabels: { app: name } }, template: podTemplate({ app: name }) },
+    });
+    // A create takes the client's value when it is at least 1, as kube's PrepareForCreate.
+    const five = await env.plinth.client.post(path, body('tg5', { [TG]: '5' }));
+    expectCode(five, 201);
+    assert.equal(five.body.metadata.annotations[TG], '5');
+    const bad = await env.plinth.client.post(path, body('tgbad', { [TG]: 'x1' }));
+    expectCode(bad, 400);
+    assert.equal(bad.body.message, 'strconv.ParseInt: parsing "x1": invalid syntax');
+    // An update keeps the stored value whatever the client sends, and adds one with a new template.
+    const same = await env.plinth.client.request('PATCH', `${path}/tg5`, { body: { metadata: { annotations: { [TG]: '9' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expectCode(same, 200);
+    assert.equal(same.body.metadata.annotations[TG], '5');
+    assert.equal(same.body.metadata.generation, 1);
+    const changed = await env.plinth.client.request('PATCH', `${path}/tg5`, { body: { spec: { template: { metadata: { labels: { app: 'tg5', v: '2' } } } } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expectCode(changed, 200);
+    assert.equal(changed.body.metadata.annotations[TG], '6');
+    assert.equal(changed.body.metadata.generation, 2);
+    // A status write keeps it too.
+    const status = await env.plinth.client.request('PATCH', `${path}/tg5/status`, { body: { metadata: { annotations: { [TG]: '1' } }, status: { numberReady: 1 } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expectCode(status, 200);
+    assert.equal(status.body.metadata.annotations[TG], '6');
   });
 
   it('refuses with kube causes: no selector, selector not matching, restartPolicy, zero surge and unavailable', async () => {

@@ -1,10 +1,13 @@
 /**
  * apps/v1 DaemonSets as kube-apiserver 1.24 serves them (pkg/registry/apps/daemonset): short name
  * `ds`, category `all`, `status`. Defaults: RollingUpdate maxUnavailable 1, maxSurge 0,
- * revisionHistoryLimit 10. `spec.templateGeneration` starts at 1 and moves with the template
- * (kube's strategy sets it); the selector is immutable in apps/v1. DaemonSetUpdateSurge is on in 1.24.
+ * revisionHistoryLimit 10. The template generation (kube's internal `spec.templateGeneration`,
+ * which apps/v1 carries as the `deprecated.daemonset.template.generation` annotation) starts at 1
+ * and moves with the template; the selector is immutable in apps/v1. DaemonSetUpdateSurge is on in
+ * 1.24.
  */
 import type { ResourceStrategy } from '../../catalog.js';
+import { badRequest } from '../../errors.js';
 import { type FieldError, fieldErr } from '../../field-errors.js';
 import { age, ageColumn, col, containerCells, fieldAt, formatLabels, nameColumn, type TableDefinition } from '../../tables.js';
 import { validatePodTemplateSpec } from '../core/validation/pod-template.js';
@@ -17,7 +20,43 @@ import {
 } from './shared.js';
 import { validateAlwaysRestart, validateSelectorMatches } from './template.js';
 
+/** apps/v1's annotation for the internal spec.templateGeneration (kube's appsv1.DeprecatedTemplateGeneration). */
+const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Go's strconv.ParseInt(v, 10, 64), which kube's apps/v1 conversion runs on the annotation; 400 with its error. */
+function parseTemplateGeneration(v: string): bigint {
+  if (!/^[+-]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  const n = BigInt(v);
+  if (n < INT64_MIN || n > INT64_MAX) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  return n;
+}
+
+/**
+ * The template generation of a DaemonSet: its annotation (0 without one, as kube's conversion
+ * reads it); objects stored by earlier plinth releases kept it in `spec.templateGeneration`.
+ */
+function templateGenerationOf(obj: JsonObject): bigint {
+  const v = asObject(asObject(obj['metadata'])?.['annotations'])?.[TEMPLATE_GENERATION];
+  if (typeof v === 'string') return parseTemplateGeneration(v);
+  const legacy = fieldAt(obj, 'spec', 'templateGeneration');
+  return typeof legacy === 'number' ? BigInt(Math.trunc(legacy)) : 0n;
+}
+
+/** Writes the template generation as apps/v1 does (kube's conversion always adds the annotation). */
+function setTemplateGeneration(obj: JsonObject, tg: bigint): void {
+  const meta = (asObject(obj['metadata']) ?? (obj['metadata'] = {})) as JsonObject;
+  const annotations = (asObject(meta['annotations']) ?? (meta['annotations'] = {})) as JsonObject;
+  annotations[TEMPLATE_GENERATION] = tg.toString();
+  const spec = asObject(obj['spec']);
+  if (spec) delete spec['templateGeneration'];
+}
+
 function setDefaultsDaemonSet(obj: JsonObject): void {
+  // Decoding converts apps/v1 to kube's internal type and back: the annotation becomes the
+  // template generation (a bad one fails the decode) and is written again from it.
+  setTemplateGeneration(obj, templateGenerationOf(obj));
   const spec = specOf(obj);
   if (!asObject(spec['updateStrategy'])) spec['updateStrategy'] = {};
   const us = spec['updateStrategy'] as JsonObject;
@@ -68,7 +107,6 @@ function validateDaemonSetSpec(specValue: unknown, opts: PodValidationOptions): 
   errs.push(...validateReadOnlyPersistentDisks(fieldAt(spec, 'template', 'spec', 'volumes'), 'spec.template.spec.volumes'));
   errs.push(...validateAlwaysRestart(spec['template'], 'spec.template', 'DaemonSet'));
   errs.push(...validateNonnegativeField(spec['minReadySeconds'] ?? 0, 'spec.minReadySeconds'));
-  errs.push(...validateNonnegativeField(spec['templateGeneration'] ?? 0, 'spec.templateGeneration'));
   errs.push(...validateUpdateStrategy(spec['updateStrategy'], 'spec.updateStrategy'));
   if (spec['revisionHistoryLimit'] != null) errs.push(...validateNonnegativeField(spec['revisionHistoryLimit'], 'spec.revisionHistoryLimit'));
   return errs;
@@ -89,21 +127,32 @@ const dsStrategy: ResourceStrategy = {
   defaults: setDefaultsDaemonSet,
   prepareForCreate(obj) {
     prepare.prepareForCreate!(obj);
-    const spec = specOf(obj);
-    if (num(spec['templateGeneration']) < 1) spec['templateGeneration'] = 1;
+    const tg = templateGenerationOf(obj);
+    setTemplateGeneration(obj, tg < 1n ? 1n : tg);
   },
   prepareForUpdate(obj, old) {
     prepare.prepareForUpdate!(obj, old);
-    const spec = specOf(obj);
-    const oldTG = num(fieldAt(old, 'spec', 'templateGeneration'));
-    spec['templateGeneration'] = semanticEqual(spec['template'], fieldAt(old, 'spec', 'template')) ? oldTG : oldTG + 1;
-    // The template generation is not part of what counts as a spec change.
+    // Not the client's to set: the old one, plus one when the template changes.
+    const templateChanged = !semanticEqual(fieldAt(obj, 'spec', 'template'), fieldAt(old, 'spec', 'template'));
+    const oldTG = templateGenerationOf(old);
+    setTemplateGeneration(obj, templateChanged ? oldTG + 1n : oldTG);
     const gen = old.metadata.generation ?? 0;
-    obj.metadata.generation = semanticEqual(spec, old['spec']) ? gen : gen + 1;
+    const { templateGeneration: _legacy, ...oldSpec } = asObject(old['spec']) ?? {};
+    obj.metadata.generation = templateChanged || !semanticEqual(obj['spec'], oldSpec) ? gen + 1 : gen;
   },
   validate: (obj) => validateDaemonSetSpec(obj['spec'], templateOptions(obj)),
   // kube: ValidateDaemonSet, then ValidateDaemonSetUpdate (template generation rules and the spec again), then the immutable selector.
   validateUpdate: (obj, old) => [...validateDaemonSetSpec(obj['spec'], templateOptions(obj, old)), ...validateImmutableSelector(obj, old)],
+};
+
+const statusOnly = statusStrategy(validateDaemonSetStatusUpdate);
+/** The status strategy, the template generation kept (it is the old spec's in kube). */
+const dsStatusStrategy: ResourceStrategy = {
+  ...statusOnly,
+  prepareForUpdate(obj, old) {
+    statusOnly.prepareForUpdate!(obj, old);
+    setTemplateGeneration(obj, templateGenerationOf(old));
+  },
 };
 
 const dsTable: TableDefinition = {
@@ -149,6 +198,6 @@ export const daemonsets = defineResource({
   namespaced: true,
   description: 'A DaemonSet runs one copy of a pod on every eligible node.',
   strategy: dsStrategy,
-  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: statusStrategy(validateDaemonSetStatusUpdate) }],
+  subresources: [{ name: 'status', verbs: ['get', 'patch', 'update'], strategy: dsStatusStrategy }],
   table: dsTable,
 });
