@@ -42,7 +42,8 @@ describe('apiservices', () => {
     });
     const byName = new Map(items.map((o) => [o.metadata.name as string, o]));
     const core = byName.get('v1.')!;
-    assert.deepEqual(core.spec, { group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
+    // The core group is "", which kube's JSON leaves out (omitempty).
+    assert.deepEqual(core.spec, { version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
     assert.equal(core.metadata.labels['kube-aggregator.kubernetes.io/automanaged'], 'onstart');
     assert.deepEqual(byName.get('v2.autoscaling')!.spec, { group: 'autoscaling', version: 'v2', groupPriorityMinimum: 17500, versionPriority: 30 });
     assert.deepEqual(byName.get('v1.apiregistration.k8s.io')!.spec.groupPriorityMinimum, 18000);

@@ -60,7 +60,8 @@ export function localAPIService(group: string, version: string): StoredObject | 
     apiVersion: 'apiregistration.k8s.io/v1',
     kind: 'APIService',
     metadata: { name: `${version}.${group}`, labels: { [AUTOMANAGED_LABEL]: 'onstart' } },
-    spec: { group, version, groupPriorityMinimum: p[0], versionPriority: p[1] },
+    // The core group's is "" (omitempty: not written).
+    spec: { ...(group ? { group } : {}), version, groupPriorityMinimum: p[0], versionPriority: p[1] },
   };
 }
 

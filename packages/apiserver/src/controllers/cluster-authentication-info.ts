@@ -39,14 +39,16 @@ export function authenticationInfoData(info: AuthenticationInfo): Record<string,
 export async function publishAuthenticationInfo(configMaps: ResourceStore, info: AuthenticationInfo): Promise<void> {
   const scope = { user: CONTROLLER_USER, namespace: 'kube-system' };
   const data = authenticationInfoData(info);
-  const obj: StoredObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: EXTENSION_AUTH_CONFIGMAP, namespace: 'kube-system' }, data };
+  // An empty map is not written (Go's omitempty), as kube stores it.
+  const obj: StoredObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: EXTENSION_AUTH_CONFIGMAP, namespace: 'kube-system' }, ...(Object.keys(data).length > 0 ? { data } : {}) };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       // Unchanged (every replica and restart publishes the same): no write at all.
       const current = await configMaps.get(scope, EXTENSION_AUTH_CONFIGMAP);
       if (isDeepStrictEqual(current['data'] ?? {}, data)) return;
       await configMaps.modify(scope, EXTENSION_AUTH_CONFIGMAP, (cm) => {
-        cm['data'] = data;
+        if (Object.keys(data).length > 0) cm['data'] = data;
+        else delete cm['data'];
       });
       return;
     } catch (e) {
