@@ -101,6 +101,9 @@ describe('apps/v1', () => {
     const bad = await env.plinth.client.post(path, body('tgbad', { [TG]: 'x1' }));
     expectCode(bad, 400);
     assert.equal(bad.body.message, 'strconv.ParseInt: parsing "x1": invalid syntax');
+    const huge = await env.plinth.client.post(path, body('tghuge', { [TG]: '9'.repeat(30) }));
+    expectCode(huge, 400);
+    assert.equal(huge.body.message, `strconv.ParseInt: parsing "${'9'.repeat(30)}": value out of range`);
     // An update keeps the stored value whatever the client sends, and adds one with a new template.
     const same = await env.plinth.client.request('PATCH', `${path}/tg5`, { body: { metadata: { annotations: { [TG]: '9' } } }, headers: { 'content-type': 'application/merge-patch+json' } });
     expectCode(same, 200);

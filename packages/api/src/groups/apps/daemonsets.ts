@@ -28,7 +28,11 @@ const INT64_MAX = 2n ** 63n - 1n;
 /** Go's strconv.ParseInt(v, 10, 64), which kube's apps/v1 conversion runs on the annotation; 400 with its error. */
 function parseTemplateGeneration(v: string): bigint {
   if (!/^[+-]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  const n = BigInt(v);
+  // More digits than int64 has is out of range, found without converting them (a body may hold
+  // megabytes of digits: BigInt of those would hold the event loop).
+  let first = v[0] === '+' || v[0] === '-' ? 1 : 0;
+  while (first < v.length - 1 && v[first] === '0') first++;
+  const n = v.length - first > 19 ? INT64_MAX + 1n : BigInt(v[0] === '-' ? `-${v.slice(first)}` : v.slice(first));
   if (n < INT64_MIN || n > INT64_MAX) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return n;
 }
