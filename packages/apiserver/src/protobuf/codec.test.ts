@@ -478,9 +478,9 @@ test("an absent Go pointer without omitempty decodes as null, not as its zero va
   assert.equal((token["spec"] as Json)["expirationSeconds"], null);
   const set = roundTrip({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 0 } });
   assert.equal((set["spec"] as Json)["expirationSeconds"], 0);
-  // A non-pointer field without omitempty still decodes as its zero value.
-  const sa = roundTrip({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "a" } });
-  assert.equal((sa["metadata"] as Json)["name"], "a");
+  // A non-pointer field without omitempty still decodes as its zero value (RoleRef.apiGroup).
+  const rb = roundTrip({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name: "a" }, roleRef: { kind: "ClusterRole", name: "view" } });
+  assert.equal((rb["roleRef"] as Json)["apiGroup"], "");
   const ing = roundTrip({
     apiVersion: "networking.k8s.io/v1",
     kind: "Ingress",

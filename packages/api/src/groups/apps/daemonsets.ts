@@ -15,7 +15,7 @@ import { validateReadOnlyPersistentDisks } from '../core/validation/replication-
 import { defineResource } from '../define.js';
 import { collisionCountDecrement } from './deployments.js';
 import {
-  type JsonObject, type PodValidationOptions, asObject, defaultNil, formatLabelSelector, goIntOrString, goLabelSelector, goUpdateStrategy, int, intOrPercentValue, isNotMoreThan100Percent, num, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
+  type JsonObject, type PodValidationOptions, asObject, defaultNil, formatLabelSelector, goIntOrString, goLabelSelector, goUpdateStrategy, int, intOrPercentValue, isNotMoreThan100Percent, semanticEqual, setDefaultsTemplate, specOf, statusStrategy,
   templateLabelsValue, templateOptions, validateImmutableSelector, validateLabelSelector, validateNonnegativeField, validatePositiveIntOrPercent, workloadPrepare,
 } from './shared.js';
 import { validateAlwaysRestart, validateSelectorMatches } from './template.js';
