@@ -1,4 +1,4 @@
-"""The Python client creating, reading, binding and deleting a pod (argv[1]: the kubeconfig)."""
+"""The Python client creating, reading, binding, writing the status of and deleting a pod (argv[1]: the kubeconfig)."""
 import sys
 
 from kubernetes import client, config
@@ -17,6 +17,12 @@ assert created.spec.containers[0].resources.requests == {"cpu": "100m", "memory"
 read = core.read_namespaced_pod("py-pod", "default")
 assert read.spec.termination_grace_period_seconds == 30
 assert core.read_namespaced_pod_log("py-pod", "default") == ""
+# A kubelet's status for a container still being created: imageID "" (a field without omitempty,
+# which Go keeps and the client requires), and a status that leaves `image` out altogether.
+core.patch_namespaced_pod_status("py-pod", "default", {"status": {"containerStatuses": [
+    {"name": "app", "imageID": "", "ready": False, "restartCount": 0, "state": {"waiting": {"reason": "ContainerCreating"}}}]}})
+status = core.read_namespaced_pod_status("py-pod", "default").status.container_statuses[0]
+assert status.image_id == "" and status.image == "" and status.state.waiting.reason == "ContainerCreating", status
 listed = core.list_namespaced_pod("default", field_selector="status.phase=Pending")
 assert "py-pod" in [p.metadata.name for p in listed.items]
 deleted = core.delete_namespaced_pod("py-pod", "default")

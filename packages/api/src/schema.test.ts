@@ -72,6 +72,22 @@ describe('conform with Go\'s always-written zero values', () => {
     const given = conform({ status: { numberReady: 3 } }, ds, all, 'DaemonSet', 1, undefined, '', false, true) as Record<string, any>;
     assert.equal(given.status.numberReady, 3);
   });
+  it('keeps the empty string of a field without omitempty, and writes one where it is missing', () => {
+    const pod = all.get('io.k8s.api.core.v1.Pod')!;
+    const body = {
+      spec: { containers: [{ name: 'c', image: 'nginx', workingDir: '' }] },
+      status: { containerStatuses: [{ name: 'c', imageID: '', ready: false, restartCount: 0 }] },
+    };
+    const out = conform(body, pod, all, 'Pod', 1, undefined, '', false, true) as Record<string, any>;
+    // workingDir has omitempty: dropped. imageID has none: kept; image is missing: written as "".
+    assert.equal('workingDir' in out.spec.containers[0], false);
+    assert.equal(out.status.containerStatuses[0].imageID, '');
+    assert.equal(out.status.containerStatuses[0].image, '');
+    // Without zeros (an apply configuration) a given "" is still kept, and nothing is added.
+    const applied = conform(body, pod, all, 'Pod', 1, undefined, '', false, false) as Record<string, any>;
+    assert.equal(applied.status.containerStatuses[0].imageID, '');
+    assert.equal('image' in applied.status.containerStatuses[0], false);
+  });
   it('adds nothing to an apply configuration (decoded without zeros) or where no struct is given', () => {
     const body = { status: { numberAvailable: 2 } };
     assert.deepEqual(conform(body, ds, all, 'DaemonSet', 1, undefined, '', false, false), body);

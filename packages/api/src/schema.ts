@@ -62,12 +62,17 @@ export interface Schema {
    */
   v3Default?: unknown;
   /**
-   * A Go struct's integer and boolean fields without omitempty (and not pointers): Go's encoder
-   * always writes them, so kube's stored and served JSON has `0`/`false` where a client left one
-   * out (a DaemonSet's `status.numberReady`). Decoding a full object adds them (see conform's
+   * A Go struct's integer, boolean and string fields without omitempty (and not pointers): Go's
+   * encoder always writes them, so kube's stored and served JSON has `0`/`false`/`""` where a client
+   * left one out (a DaemonSet's `status.numberReady`). Decoding a full object adds them (see conform's
    * `zeros`); clients that check required fields (the Python client) depend on them.
    */
-  goZeros?: ReadonlyArray<readonly [string, number | boolean]>;
+  goZeros?: ReadonlyArray<readonly [string, number | boolean | string]>;
+  /**
+   * A string field without omitempty (not a pointer): Go writes `""` for it, so an empty string is
+   * a value kept like any other (a container status's `imageID` before its image is pulled).
+   */
+  goKeepsEmpty?: boolean;
 }
 
 export const s = {
@@ -342,10 +347,11 @@ function conformAt(w: Walk, value: unknown, schema: Schema, depth: number, up: L
 /**
  * Go's `omitempty` as kube's types use it for optional fields: empty strings, lists and maps are
  * not written back, so they are not stored either. Structs stay (omitempty never drops them) and
- * scalars stay (pointer fields keep `false` and `0`).
+ * scalars stay (pointer fields keep `false` and `0`); so does the empty string of a field without
+ * omitempty (goKeepsEmpty) or of a `*string`.
  */
 function omittedWhenEmpty(value: unknown, schema: Schema, defs: Definitions): boolean {
-  if (value === '') return !schema.goPointer;
+  if (value === '') return !schema.goPointer && !schema.goKeepsEmpty;
   if (Array.isArray(value)) return value.length === 0;
   if (!isPlainObject(value)) return false;
   let sch = schema;

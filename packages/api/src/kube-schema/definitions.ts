@@ -42,6 +42,7 @@ function nodeSchema(node: SchemaNode): Schema {
 function fieldSchema(f: FieldFacts): Schema {
   const out = nodeSchema(f.schema);
   if (f.pointer) out.goPointer = true;
+  else if (!f.omitempty && out.type === 'string' && out.format !== 'byte') out.goKeepsEmpty = true;
   if (f.schema.default !== undefined) out.v3Default = f.schema.default;
   if (f.listType) out['x-kubernetes-list-type'] = f.listType;
   if (f.listMapKeys) out['x-kubernetes-list-map-keys'] = [...f.listMapKeys];
@@ -51,14 +52,24 @@ function fieldSchema(f: FieldFacts): Schema {
   return out;
 }
 
-/** The zero value Go's encoder writes for a field it never omits (see Schema.goZeros), if one. */
-function goZero(f: FieldFacts): number | boolean | undefined {
+/** The zero value Go's encoder writes for a scalar field it never omits (see Schema.goZeros), if one. */
+function goZero(f: FieldFacts): number | boolean | string | undefined {
   if (f.omitempty || f.pointer || f.schema.$ref) return undefined;
-  return f.schema.type === 'integer' ? 0 : f.schema.type === 'boolean' ? false : undefined;
+  switch (f.schema.type) {
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'string':
+      // A nil []byte is written as null, not "".
+      return f.schema.format === 'byte' ? undefined : '';
+    default:
+      return undefined;
+  }
 }
 
 /** A struct's properties in Go order, inlined structs flattened in place (kube-openapi's rule). */
-function addFields(facts: DefinitionFacts, props: Record<string, Schema>, required: string[], zeros: Array<[string, number | boolean]>): void {
+function addFields(facts: DefinitionFacts, props: Record<string, Schema>, required: string[], zeros: Array<[string, number | boolean | string]>): void {
   for (const f of facts.fields ?? []) {
     if (f.inline) {
       addFields(definitionFacts(f.schema.$ref!), props, required, zeros);
@@ -75,7 +86,7 @@ function definitionSchema(name: string, facts: DefinitionFacts): Schema {
   if (facts.customJSON) return CUSTOM_JSON[name] ?? ANY_JSON(facts.go);
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
-  const zeros: Array<[string, number | boolean]> = [];
+  const zeros: Array<[string, number | boolean | string]> = [];
   addFields(facts, properties, required, zeros);
   const out: Schema = { type: 'object', properties, goType: facts.go };
   if (required.length > 0) out.required = required;
