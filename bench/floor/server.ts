@@ -16,6 +16,9 @@
  * plinth's own hot-path client (FastKV and the watch caches' feed) or the etcd3 library.
  * `--express` mounts the same handler as express 5 routes: the "express floor", for information.
  *
+ * Both clients open an HTTP/2 stream per call, so the floor installs the same cheaper
+ * `AsyncResource#bind` as plinth (@plinth/storage's async-resource-bind.ts).
+ *
  * Configuration comes from the environment (FLOOR_CERT, FLOOR_KEY, FLOOR_TOKEN, FLOOR_ETCD,
  * FLOOR_PREFIX); the listening port is printed as `floor listening on <port>`.
  */
@@ -26,6 +29,7 @@ import { readFileSync } from 'node:fs';
 import express from 'express';
 import { createFloorEtcd, floorClientName } from './clients.js';
 import { createFanout } from './fanout.js';
+import { installFastAsyncResourceBind } from '@plinth/storage';
 
 const env = (name: string): string => {
   const v = process.env[name];
@@ -35,6 +39,7 @@ const env = (name: string): string => {
 
 const expected = Buffer.from(`Bearer ${env('FLOOR_TOKEN')}`);
 const prefix = env('FLOOR_PREFIX');
+installFastAsyncResourceBind();
 const kv = createFloorEtcd(floorClientName(process.argv, process.env), env('FLOOR_ETCD'));
 const fanout = createFanout(kv, prefix);
 let getBody: Buffer = Buffer.from('{}');

@@ -3,6 +3,7 @@ import { FlagError, parseFlags, usage } from './flags.js';
 import { startServer } from './server.js';
 import { createLogger } from './log.js';
 import { startMallocTrimmer } from './malloc.js';
+import { installFastAsyncResourceBind } from '@plinth/storage';
 
 export async function main(argv: string[]): Promise<void> {
   let opts;
@@ -20,6 +21,8 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const log = createLogger(opts.verbosity);
+  // Every etcd call opens an HTTP/2 stream, and Node 20 spends ~8 µs of each in AsyncResource#bind.
+  const cheaperBind = installFastAsyncResourceBind();
   let server;
   try {
     server = await startServer(opts, log);
@@ -32,6 +35,7 @@ export async function main(argv: string[]): Promise<void> {
     onTrim: (before, after, ms) => log.v(4, 'returned free malloc memory to the OS', { freeBytesBefore: before, freeBytesAfter: after, ms: Math.round(ms * 10) / 10 }),
   });
   log.v(1, trimmer ? 'malloc trimming on' : 'malloc trimming off: the native addon was not built');
+  log.v(1, cheaperBind ? "AsyncResource#bind replaced by a cheaper equivalent (Node's builds util.deprecate wrappers)" : "AsyncResource#bind is Node's own");
   process.stdout.write(`\nplinth is serving at ${server.url}\nTry:\n  kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n\n`);
   let stopping = false;
   const stop = (signal: string): void => {

@@ -13,6 +13,7 @@ export { LeaseManager, type LeaseManagerOptions, type GrantLease } from './lease
 export { withTTL } from './ttl.js';
 export { CachedObject, type ReadDefaults } from './cached-object.js';
 export { withResourceVersion } from './object-json.js';
+export { installFastAsyncResourceBind } from './async-resource-bind.js';
 export { FastKV, KEEPALIVE_TIME_MS, KEEPALIVE_TIMEOUT_MS, type FastKVOptions } from './fast-kv.js';
 export { EtcdCallError, EtcdCallNotSent, EtcdCallCut, EtcdUnavailable, EtcdDeadlineExceeded, EtcdStatusError } from './etcd-call-errors.js';
 export { toEtcd3Error } from './etcd-transport.js';
