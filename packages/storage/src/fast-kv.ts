@@ -40,6 +40,7 @@ import {
   isInvalidAuthToken,
   EtcdCallError,
 } from './etcd-call-errors.js';
+import { encodeRangeFrame, encodeTxnFrame } from './etcd-request-encoder.js';
 
 type KV = Etcd3['kv'];
 export type RangeRequest = Parameters<KV['range']>[0];
@@ -52,6 +53,8 @@ interface Method {
   readonly path: string;
   readonly request: protobuf.Type;
   readonly response: protobuf.Type;
+  /** The request's frame written directly (etcd-request-encoder.ts); undefined: protobufjs writes it. */
+  readonly encodeFrame?: (req: unknown) => Buffer | undefined;
 }
 
 interface Methods {
@@ -67,12 +70,13 @@ function kvMethods(): Methods {
   if (methods) return methods;
   const proto = join(dirname(createRequire(import.meta.url).resolve('etcd3/package.json')), 'proto', 'rpc.proto');
   const root = new protobuf.Root().loadSync(proto, { keepCase: true });
-  const method = (name: string, service = 'KV'): Method => ({
+  const method = (name: string, service = 'KV', encodeFrame?: Method['encodeFrame']): Method => ({
     path: `/etcdserverpb.${service}/${name}`,
     request: root.lookupType(`etcdserverpb.${name}Request`),
     response: root.lookupType(`etcdserverpb.${name}Response`),
+    ...(encodeFrame ? { encodeFrame } : {}),
   });
-  return (methods = { range: method('Range'), txn: method('Txn'), authenticate: method('Authenticate', 'Auth') });
+  return (methods = { range: method('Range', 'KV', encodeRangeFrame), txn: method('Txn', 'KV', encodeTxnFrame), authenticate: method('Authenticate', 'Auth') });
 }
 
 /** How often an idle or busy session is pinged, and how long the answer may take (kube's etcd client). */
@@ -134,6 +138,8 @@ function connectSocket(url: URL, tls: FastKVOptions['tls']): Socket {
 
 /** A request as etcd's gRPC wants it: the 5-byte message prefix, then the encoded message. */
 function frame(m: Method, req: object): Buffer {
+  const direct = m.encodeFrame?.(req);
+  if (direct) return direct;
   const msg = m.request.encode(m.request.fromObject(req)).finish();
   const body = Buffer.allocUnsafe(5 + msg.length);
   body[0] = 0;
