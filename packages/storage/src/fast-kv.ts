@@ -41,6 +41,7 @@ import {
   EtcdCallError,
 } from './etcd-call-errors.js';
 import { encodeRangeFrame, encodeTxnFrame } from './etcd-request-encoder.js';
+import { decodeRangeResponse, decodeTxnResponse } from './etcd-response-decoder.js';
 
 type KV = Etcd3['kv'];
 export type RangeRequest = Parameters<KV['range']>[0];
@@ -55,6 +56,8 @@ interface Method {
   readonly response: protobuf.Type;
   /** The request's frame written directly (etcd-request-encoder.ts); undefined: protobufjs writes it. */
   readonly encodeFrame?: (req: unknown) => Buffer | undefined;
+  /** The response's object read directly from the frame (etcd-response-decoder.ts); undefined: protobufjs reads it. */
+  readonly decodeResponse?: (frame: Buffer, start: number) => object | undefined;
 }
 
 interface Methods {
@@ -70,13 +73,17 @@ function kvMethods(): Methods {
   if (methods) return methods;
   const proto = join(dirname(createRequire(import.meta.url).resolve('etcd3/package.json')), 'proto', 'rpc.proto');
   const root = new protobuf.Root().loadSync(proto, { keepCase: true });
-  const method = (name: string, service = 'KV', encodeFrame?: Method['encodeFrame']): Method => ({
+  const method = (name: string, service = 'KV', direct: Pick<Method, 'encodeFrame' | 'decodeResponse'> = {}): Method => ({
     path: `/etcdserverpb.${service}/${name}`,
     request: root.lookupType(`etcdserverpb.${name}Request`),
     response: root.lookupType(`etcdserverpb.${name}Response`),
-    ...(encodeFrame ? { encodeFrame } : {}),
+    ...direct,
   });
-  return (methods = { range: method('Range', 'KV', encodeRangeFrame), txn: method('Txn', 'KV', encodeTxnFrame), authenticate: method('Authenticate', 'Auth') });
+  return (methods = {
+    range: method('Range', 'KV', { encodeFrame: encodeRangeFrame, decodeResponse: decodeRangeResponse }),
+    txn: method('Txn', 'KV', { encodeFrame: encodeTxnFrame, decodeResponse: decodeTxnResponse }),
+    authenticate: method('Authenticate', 'Auth'),
+  });
 }
 
 /** How often an idle or busy session is pinged, and how long the answer may take (kube's etcd client). */
@@ -454,7 +461,7 @@ export class FastKV {
       try {
         const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
         if (buf.length < 5 || buf[0] !== 0 || buf.readUInt32BE(1) !== buf.length - 5) throw new Error('bad message frame');
-        value = m.response.toObject(m.response.decode(buf.subarray(5)), TO_OBJECT) as T;
+        value = (m.decodeResponse?.(buf, 5) ?? m.response.toObject(m.response.decode(buf.subarray(5)), TO_OBJECT)) as T;
       } catch (e) {
         this.#fail(new EtcdStatusError(GRPC_INTERNAL, `Failed to parse server response: ${(e as Error).message}`), s, m, req, resolve, reject, fallback);
         return;
