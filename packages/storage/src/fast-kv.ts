@@ -127,6 +127,14 @@ const BACKOFF_JITTER = 0.2;
 
 const asIs = (e: EtcdCallError): Error => e;
 
+/**
+ * Every call's stream options, with the priority fields at the defaults Node would write into
+ * them (NGHTTP2_DEFAULT_WEIGHT 16, no parent, not exclusive, not silent). Node 20's request
+ * copies the options and adds whichever are missing, and adding them to that copy took ~5 µs
+ * per call (a micro-benchmark of 20,000 HTTP/2 requests: 28% of its CPU went with it).
+ */
+const STREAM_OPTIONS = { endStream: false, weight: 16, parent: 0, exclusive: false, silent: false };
+
 /** A TCP (http:) or TLS (https:, offering h2) connection to `url` with TCP_NODELAY. */
 function connectSocket(url: URL, tls: FastKVOptions['tls']): Socket {
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -411,7 +419,7 @@ export class FastKV {
         token === undefined
           ? { ':method': 'POST', ':path': m.path, 'content-type': 'application/grpc', te: 'trailers' }
           : { ':method': 'POST', ':path': m.path, 'content-type': 'application/grpc', te: 'trailers', token },
-        { endStream: false },
+        STREAM_OPTIONS,
       );
     } catch (e) {
       this.#fail(new EtcdCallNotSent((e as Error).message), s, m, req, resolve, reject, fallback);
