@@ -143,9 +143,22 @@ describe('decoding the same FieldsV1 again', () => {
       delete (out['f:metadata'] as Record<string, Record<string, unknown>>)['f:labels']!['f:app'];
     }, TypeError);
     assert.deepEqual(again.toFieldsV1(), v1, 'the encoding is unchanged');
-    // A set built by operations is encoded afresh: the caller's own object.
-    const built = again.union(FieldSet.empty());
-    assert.notEqual(built.toFieldsV1(), built.toFieldsV1());
+    // A set built by operations is encoded once too, and shares its unchanged children's encodings.
+    const built = again.union(FieldSet.fromPaths([pathOf('metadata', 'annotations', 'note')]));
+    const encoded = built.toFieldsV1();
+    assert.equal(built.toFieldsV1(), encoded);
+    assert.equal(encoded['f:spec'], out['f:spec'], 'the unchanged spec is the decoded set\'s encoding');
+    assert.notEqual(encoded['f:metadata'], out['f:metadata']);
+    assert.deepEqual(encoded, { 'f:metadata': { 'f:annotations': { 'f:note': {} }, 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': v1['f:spec'] });
+    assert.ok(Object.isFrozen(encoded['f:metadata']) && Object.isFrozen((encoded['f:metadata'] as Record<string, unknown>)['f:annotations']));
+  });
+
+  it('encodes a set again after it changes', () => {
+    const s = FieldSet.fromPaths([pathOf('spec', 'replicas')]);
+    assert.deepEqual(s.toFieldsV1(), { 'f:spec': { 'f:replicas': {} } });
+    s.insert(pathOf('spec', 'paused'));
+    s.insert(pathOf('metadata', 'name'));
+    assert.deepEqual(JSON.stringify(s.toFieldsV1()), JSON.stringify({ 'f:metadata': { 'f:name': {} }, 'f:spec': { 'f:paused': {}, 'f:replicas': {} } }));
   });
 
   it('encodes a set decoded from a non-canonical text canonically, and still rejects bad ones', () => {

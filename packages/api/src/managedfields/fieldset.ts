@@ -236,8 +236,10 @@ export class FieldSet {
   readonly #members = new Map<string, PathElement>();
   readonly #children = new Map<string, ChildNode>();
   /**
-   * The FieldsV1 object of a set decoded through the cache (DECODED), which never changes: built
-   * once, deeply frozen, and shared by every entry written with this set.
+   * This set's FieldsV1 object (without `"."`), built once, deeply frozen and shared: by every
+   * entry written with this set, and by the FieldsV1 of every set that holds this one as a child
+   * (operations share unchanged children, so an update that adds one annotation builds the
+   * metadata and annotations levels again and nothing else). Cleared when the set is changed.
    */
   #v1: Readonly<Record<string, unknown>> | undefined;
 
@@ -255,7 +257,11 @@ export class FieldSet {
   insert(path: Path): void {
     if (path.length === 0) return;
     let cur: FieldSet = this;
-    for (let i = 0; i < path.length - 1; i++) cur = cur.#descend(path[i]!);
+    for (let i = 0; i < path.length - 1; i++) {
+      cur.#v1 = undefined;
+      cur = cur.#descend(path[i]!);
+    }
+    cur.#v1 = undefined;
     const last = path[path.length - 1]!;
     cur.#members.set(serializePE(last), last);
   }
@@ -383,13 +389,9 @@ export class FieldSet {
     return out;
   }
 
-  /**
-   * The FieldsV1 object (fieldpath/serialize.go `ToJSON`): a new object, or for a set decoded
-   * through the cache its shared frozen one (an update that keeps a manager's fields re-parsed
-   * ~1 KB of FieldsV1 for every write).
-   */
+  /** The FieldsV1 object (fieldpath/serialize.go `ToJSON`): deeply frozen, shared (see #v1). */
   toFieldsV1(): Readonly<Record<string, unknown>> {
-    return this.#v1 ?? emit(this, false);
+    return emit(this, 1);
   }
 
   /** Parses a FieldsV1 object (fieldpath/serialize.go `FromJSON`). Throws FieldsV1Error. */
@@ -407,7 +409,7 @@ export class FieldSet {
         DECODED.clear();
         decodedCount = 0;
       }
-      set.#v1 = deepFreeze(emit(set, false));
+      set.toFieldsV1();
       // Compared with later ones: a copy (the caller's object may change later).
       const entry = { v1: JSON.parse(JSON.stringify(v)) as Record<string, unknown>, set };
       if (candidates) candidates.push(entry);
@@ -422,24 +424,26 @@ export class FieldSet {
     return { members: s.#sortedMembers(), children: s.#sortedChildren() };
   }
 
+  /** The cached FieldsV1 object (see #v1), and its setter for emit. */
+  static cachedV1(s: FieldSet): Readonly<Record<string, unknown>> | undefined {
+    return s.#v1;
+  }
+
+  static cacheV1(s: FieldSet, v1: Readonly<Record<string, unknown>>): void {
+    s.#v1 = v1;
+  }
+
   static attach(s: FieldSet, pe: PathElement, child: FieldSet): void {
+    s.#v1 = undefined;
     const k = serializePE(pe);
     const cur = s.#children.get(k);
     s.#addChild(k, pe, cur ? cur.set.union(child) : child);
   }
 
   static addMember(s: FieldSet, pe: PathElement): void {
+    s.#v1 = undefined;
     s.#members.set(serializePE(pe), pe);
   }
-}
-
-/** `o` and everything in it frozen (a FieldsV1 object: nested plain objects). */
-function deepFreeze<T extends Record<string, unknown>>(o: T): T {
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    if (isPlainObject(v)) deepFreeze(v);
-  }
-  return Object.freeze(o);
 }
 
 /**
@@ -488,11 +492,20 @@ function sameShape(a: Record<string, unknown>, b: Record<string, unknown>): bool
   return n === 0;
 }
 
-function emit(s: FieldSet, includeSelf: boolean, depth = 1): Record<string, unknown> {
+/** A member without children: `{}`, one frozen object for all. */
+const MEMBER_V1: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * A set's FieldsV1 object without `"."` (its cached one when it has it; else built, frozen and
+ * cached), in SMD's order: members and children merged by path element, a child that is also a
+ * member with `"."` first.
+ */
+function emit(s: FieldSet, depth: number): Readonly<Record<string, unknown>> {
+  const cached = FieldSet.cachedV1(s);
+  if (cached) return cached;
   checkDepth(depth, 'managedFields');
   const { members, children } = FieldSet.nodes(s);
   const out: Record<string, unknown> = {};
-  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = {};
   let mi = 0;
   let ci = 0;
   while (mi < members.length || ci < children.length) {
@@ -500,17 +513,19 @@ function emit(s: FieldSet, includeSelf: boolean, depth = 1): Record<string, unkn
     const c = children[ci];
     const cmp = m && c ? comparePE(m, c.pe) : m ? -1 : 1;
     if (cmp < 0 && m) {
-      out[serializePE(m)] = {};
+      out[serializePE(m)] = MEMBER_V1;
       mi++;
     } else if (cmp > 0 && c) {
-      out[serializePE(c.pe)] = emit(c.set, false, depth + 1);
+      out[serializePE(c.pe)] = emit(c.set, depth + 1);
       ci++;
     } else if (c) {
-      out[serializePE(c.pe)] = emit(c.set, true, depth + 1);
+      out[serializePE(c.pe)] = Object.freeze({ '.': MEMBER_V1, ...emit(c.set, depth + 1) });
       mi++;
       ci++;
     }
   }
+  Object.freeze(out);
+  FieldSet.cacheV1(s, out);
   return out;
 }
 
