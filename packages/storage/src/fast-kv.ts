@@ -4,7 +4,12 @@
  * load-balancing calls, call credentials, per-call deadline timers) and etcd3's pool (a cockatiel
  * policy and breaker per call) cost about 230 µs of CPU per call on the development machine; the
  * same call here costs about 120 µs. Requests and responses are the very objects etcd3's
- * `kv.range` and `kv.txn` take and give (the same proto file, loaded with etcd3's options).
+ * `kv.range` and `kv.txn` take and give (the same proto file, loaded with etcd3's options); they
+ * are written and read without protobufjs's message objects (etcd-request-encoder.ts,
+ * etcd-response-decoder.ts), which leave forms they do not handle to protobufjs. Node 20's own
+ * per-stream costs are cut where a caller can: the stream options carry the priority fields Node
+ * would add (STREAM_OPTIONS), and the process installs a cheaper AsyncResource#bind
+ * (async-resource-bind.ts).
  *
  * A fenced component: its calls fail with its own typed errors (etcd-call-errors.ts), which its
  * owner maps once into its own vocabulary (`mapError`; EtcdStore: etcd3's errors). The session is
