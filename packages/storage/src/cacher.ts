@@ -223,9 +223,9 @@ export class Cacher implements Store, CachedBytes {
         if (!prev) continue;
         this.#objects.delete(key);
         this.#keysChanged(key, false);
-        // The last state with the deletion's resourceVersion.
-        const size = ev.prev_kv?.value.length;
-        ce = cacheEvent(key, rev, prev.at(rev), prev, 'DELETED', size);
+        // The last state with the deletion's resourceVersion (the feed has no prev_kv: the cache
+        // holds that state).
+        ce = cacheEvent(key, rev, prev.at(rev), prev, 'DELETED', prev.size);
       } else {
         const cur = CachedObject.fromBuffer(ev.kv.value, rev);
         if (this.#written.size > 0) {

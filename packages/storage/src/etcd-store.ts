@@ -184,10 +184,13 @@ export class EtcdStore implements Store {
     return { entries, revision: pager.revision };
   }
 
-  /** A raw etcd watch on the feed stream, from `startRevision` (watch caches use it). */
+  /**
+   * A raw etcd watch on the feed stream, from `startRevision` (watch caches use it). Its events
+   * carry no `prev_kv`: a feed's reader keeps the previous states itself.
+   */
   watchFeed(keyOrPrefix: string, exactKey: boolean, startRevision: number, handlers: RawWatchHandlers): Promise<RawWatch> {
     const key = Buffer.from(keyOrPrefix);
-    return this.#feedMux.watch(key, exactKey ? undefined : prefixEnd(key), startRevision, handlers);
+    return this.#feedMux.watch(key, exactKey ? undefined : prefixEnd(key), startRevision, handlers, false);
   }
 
   get #kv(): FastKV {

@@ -47,9 +47,13 @@ export class WatchMux {
     this.#client = client;
   }
 
-  /** Opens an etcd watch of [key, rangeEnd) starting at `startRevision`. */
-  async watch(key: Buffer, rangeEnd: Buffer | undefined, startRevision: number, handlers: RawWatchHandlers): Promise<RawWatch> {
-    const reg: Registration = { key, rangeEnd, nextRevision: startRevision, prevKv: true, handlers, watchId: undefined, cancelled: false };
+  /**
+   * Opens an etcd watch of [key, rangeEnd) starting at `startRevision`. `prevKv` asks etcd for each
+   * event's previous value too (a deletion's last state); etcd reads it from its store for every
+   * event, and it doubles an update's bytes on the stream.
+   */
+  async watch(key: Buffer, rangeEnd: Buffer | undefined, startRevision: number, handlers: RawWatchHandlers, prevKv = true): Promise<RawWatch> {
+    const reg: Registration = { key, rangeEnd, nextRevision: startRevision, prevKv, handlers, watchId: undefined, cancelled: false };
     const stream = await this.#ensureStream();
     const created = new Promise<void>((resolve) => {
       reg.onCreated = resolve;
