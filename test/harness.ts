@@ -17,8 +17,26 @@ import assert from 'node:assert/strict';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXECUTABLE = join(REPO_ROOT, 'packages/apiserver/bin/plinth-apiserver');
 
+/** Every directory tempDir made in this process: removed when the process exits (each test file is one). */
+const tempDirs = new Set<string>();
+
+/** A new directory under the system's temporary directory, removed when the test process exits. */
 export function tempDir(prefix = 'plinth-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (tempDirs.size === 0) process.once('exit', removeTempDirs);
+  tempDirs.add(dir);
+  return dir;
+}
+
+function removeTempDirs(): void {
+  for (const dir of tempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // A directory a still-running child holds open; the system's temporary directory keeps it.
+    }
+  }
+  tempDirs.clear();
 }
 
 export interface TestEtcd {

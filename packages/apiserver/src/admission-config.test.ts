@@ -1,11 +1,12 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAdmissionConfig } from './admission-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'admission-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, text: string): string => {
   const p = join(dir, name);
   writeFileSync(p, text);

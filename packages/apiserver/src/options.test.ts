@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFlags, FlagError } from './flags.js';
@@ -85,8 +85,10 @@ test("--runtime-config that turns off APF's flowcontrol versions conflicts with 
   assert.doesNotThrow(() => off(['--runtime-config=api/beta=false', '--feature-gates=APIPriorityAndFairness=false']));
 });
 
-test('an invalid PodSecurity configuration fails start-up while the plugin is enabled', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'psa-config-')), 'admission.yaml');
+test('an invalid PodSecurity configuration fails start-up while the plugin is enabled', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'psa-config-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'admission.yaml');
   writeFileSync(file, [
     'apiVersion: apiserver.config.k8s.io/v1',
     'kind: AdmissionConfiguration',

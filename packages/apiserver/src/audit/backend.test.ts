@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backupName, createLogBackend } from './backend.js';
@@ -53,8 +53,9 @@ test('lumberjack backup names', () => {
   assert.equal(backupName('/var/log/audit', new Date(Date.UTC(2022, 4, 1, 10, 2, 3, 45))), '/var/log/audit-2022-05-01T10-02-03.045');
 });
 
-test('rotates past maxsize, keeps maxbackup backups, removes backups older than maxage', async () => {
+test('rotates past maxsize, keeps maxbackup backups, removes backups older than maxage', async (ctx) => {
   const dir = mkdtempSync(join(tmpdir(), 'plinth-audit-'));
+  ctx.after(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'audit.log');
   // An old backup (by the time in its name) that maxage removes, and an unrelated file it keeps.
   writeFileSync(join(dir, 'audit-2001-01-01T00-00-00.000.log'), 'old\n');
@@ -95,8 +96,9 @@ test('a failing file counts errors and never throws', async () => {
   assert.ok(!logged[0]!.includes('c2VjcmV0') && !logged[0]!.includes('alice'), 'no event content in the log');
 });
 
-test('a full buffer drops and counts instead of blocking', async () => {
+test('a full buffer drops and counts instead of blocking', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'plinth-audit-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   let errors = 0;
   const backend = createLogBackend({ path: join(dir, 'a.log'), format: 'json', maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, log: quiet, bufferSize: 3, onError: (n) => (errors += n) });
   for (let i = 0; i < 10; i++) backend.processEvent(event());
@@ -107,7 +109,8 @@ test('a full buffer drops and counts instead of blocking', async () => {
   assert.equal(errors, 10 - written);
 });
 
-test('a start-up path that cannot be a file fails at once (kube ensureLogFile)', () => {
+test('a start-up path that cannot be a file fails at once (kube ensureLogFile)', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'plinth-audit-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   assert.throws(() => createLogBackend({ path: dir, format: 'json', maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, log: quiet }), /^Error: ensureLogFile: EISDIR/);
 });

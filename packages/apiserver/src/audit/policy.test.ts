@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compilePolicy, loadPolicyFile, parsePolicy, type PolicyAttributes } from './policy.js';
@@ -127,8 +127,9 @@ test("invalid policies are refused with kube's messages", () => {
   bad('- not\n- an object\n');
 });
 
-test('loadPolicyFile names the file in its errors', () => {
+test('loadPolicyFile names the file in its errors', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'plinth-policy-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'policy.yaml');
   writeFileSync(file, `${head}rules:\n- level: Loud\n`);
   assert.throws(() => loadPolicyFile(file), { message: `loading audit policy file: rules[0].level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse": from file ${file}` });
