@@ -216,6 +216,18 @@ test('watch metrics while a watch is open: long-running gauge, events sent and t
     }, 10_000, 'one more watch event');
     assert.equal(valueOf(m, 'apiserver_watch_events_sizes_count', kind), valueOf(m, 'apiserver_watch_events_total', kind));
     assert.deepEqual(bucketsOf(m, 'apiserver_watch_events_sizes'), [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]);
+    // A deletion's event carries the deleted object whole (the last state the watch cache holds):
+    // a ~3 KB ConfigMap's ADDED and DELETED both land between 2 and 4 KiB.
+    const bucket = (s: typeof m, le: number): number => samplesOf(s, 'apiserver_watch_events_sizes_bucket', kind).find((x) => Number(x.labels['le']) === le)?.value ?? 0;
+    const [under2k, under4k] = [bucket(m, 2048), bucket(m, 4096)];
+    assert.equal((await c.post(CM, { ...cm('sized'), data: { blob: 'x'.repeat(3000) } })).status, 201);
+    assert.equal((await c.delete(`${CM}/sized`)).status, 200);
+    const m2 = await eventually(async () => {
+      const s = await scrape();
+      return (valueOf(s, 'apiserver_watch_events_total', kind) ?? 0) - eventsBefore === initial + 3 && s;
+    }, 10_000, 'the sized ConfigMap\'s two watch events');
+    assert.deepEqual([bucket(m2, 2048), bucket(m2, 4096)], [under2k, under4k + 2]);
+    assert.equal(valueOf(m2, 'apiserver_watch_events_sizes_count', kind), valueOf(m2, 'apiserver_watch_events_total', kind));
   } finally {
     w.close();
   }

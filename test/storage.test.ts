@@ -271,3 +271,44 @@ test("an update whose object names a newer resourceVersion than the cache's copy
     await lagging.close();
   }
 });
+
+test("a watch cache's deletions come from its own copy: the DELETED event has the last state and its stored size, and etcd sends the feed no previous values", async () => {
+  const prevValues: number[] = [];
+  class SpyFeed extends EtcdStore {
+    override watchFeed(...[key, exact, rev, handlers]: Parameters<EtcdStore['watchFeed']>): ReturnType<EtcdStore['watchFeed']> {
+      const onEvents: typeof handlers.onEvents = (events, r) => {
+        for (const e of events) prevValues.push(e.prev_kv?.value.length ?? 0);
+        handlers.onEvents(events, r);
+      };
+      return super.watchFeed(key, exact, rev, { ...handlers, onEvents });
+    }
+  }
+  const spy = new SpyFeed({ endpoints: [etcd.endpoint] });
+  const cacher = new Cacher({ etcd: spy, prefix: '/registry/prevless/', apiVersion: 'v1', kind: 'ServiceAccount' });
+  await cacher.start();
+  const key = '/registry/prevless/ns/a';
+  try {
+    const w = await cacher.watch('/registry/prevless/', { resourceVersion: String(await store.currentRevision()) });
+    await cacher.create(key, obj('a', { secrets: [{ name: 'x'.repeat(500) }] }));
+    await cacher.guaranteedUpdate(key, (cur) => ({ ...cur!, automountServiceAccountToken: false }));
+    const stored = (await raw.get(key).buffer())!;
+    await cacher.delete(key);
+    const events = [];
+    for (let i = 0; i < 3; i++) {
+      const e = await w.next();
+      assert.ok(e && e.type !== 'ERROR');
+      events.push(e);
+    }
+    w.stop();
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    const deleted = events[2]!;
+    assert.ok(deleted.type === 'DELETED');
+    assert.equal(deleted.object['automountServiceAccountToken'], false);
+    assert.equal(deleted.size, stored.length);
+    assert.ok(Number(deleted.object.metadata.resourceVersion) > Number(events[1]!.object.metadata.resourceVersion), "the deletion's resourceVersion");
+    assert.deepEqual(prevValues, [0, 0, 0], 'the feed asks etcd for no previous values');
+  } finally {
+    await cacher.close();
+    await spy.close();
+  }
+});
