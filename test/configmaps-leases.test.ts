@@ -313,7 +313,12 @@ interface Candidate {
 }
 
 function candidate(id: string, lock: 'configmap' | 'lease', name: string): Candidate {
-  const child = spawn('/usr/bin/python3', [join(REPO_ROOT, 'test/fixtures/leader_election.py'), env.plinth.server.kubeconfigPath, id, lock, NS, name], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The client writes the kubeconfig's CA to a temporary file that it removes only at a normal exit,
+  // and candidates end with SIGKILL: TMPDIR puts it in a directory the harness removes.
+  const child = spawn('/usr/bin/python3', [join(REPO_ROOT, 'test/fixtures/leader_election.py'), env.plinth.server.kubeconfigPath, id, lock, NS, name], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TMPDIR: tempDir('plinth-py-') },
+  });
   let out = '';
   let stdout = '';
   child.stdout!.on('data', (d: Buffer) => {
