@@ -1,9 +1,9 @@
 /**
  * A watch's bytes on the wire: HTTP/1.1 clients get a well-formed chunked body, HTTP/1.0 clients
  * (no chunking: the body ends when the connection closes) get the same event stream, and a watch
- * pipelined behind another response on one connection waits its turn. The server writes shared,
- * pre-framed chunks straight to the socket when it can; these pin that the bytes stay what Node's
- * own `res.write` framing would give.
+ * pipelined behind another response on one connection waits its turn. The server writes shared
+ * chunks straight to the socket when it can, one per run of events written together; these pin
+ * that the bytes stay what Node's own `res.write` framing of that run would give.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,6 +89,9 @@ describe('watch on the wire', () => {
     assert.equal(lines.pop(), '', 'every event ends in a newline');
     const events = lines.map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
     assert.deepEqual(events.map((e) => `${e.type}:${e.object.metadata.name}`), [...Array.from({ length: 20 }, (_, i) => `ADDED:cm-${i}`), 'DELETED:cm-3']);
+    // The replay (~16 KB, all ready at once) goes out in one write: one chunk, not one per event
+    // (a client's HTTP parser then makes one body callback for it, not 21).
+    assert.equal(chunks.length, 1, 'the events ready together share one chunk');
   });
 
   test('HTTP/1.0: the same body, not chunked, ended by the connection closing', async () => {

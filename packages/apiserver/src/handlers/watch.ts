@@ -16,9 +16,9 @@ import { metricsOf } from '../metrics/index.js';
 
 /**
  * Encoded events, by event object: the watch cache hands the same event object to every watcher
- * it fits unchanged, so a fan-out to N watchers serializes it once, not N times. What is kept is
- * the event as an HTTP/1.1 chunk (`<hex size>\r\n<event>\r\n`, what `res.write` would frame it
- * as), so every watcher sends the same bytes with no per-watcher framing, copy or allocation.
+ * it fits unchanged, so a fan-out to N watchers serializes it once, not N times. A run of events
+ * written together goes out as one HTTP/1.1 chunk, built once for every watch that sends the same
+ * run (see `lastBatch`).
  */
 const encodedJson = new WeakMap<WatchEvent, Buffer>();
 const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
@@ -70,11 +70,10 @@ function schedulePump(pump: () => void): void {
   });
 }
 
-/** A run of events one watch sent in one write: their chunks, event sizes, and the buffer sent. */
+/** A run of events one watch sent in one write: the events, their encodings, and the chunk sent. */
 interface Batch {
   readonly events: WatchEvent[];
-  readonly sizes: number[];
-  readonly chunks: Buffer[];
+  readonly payloads: Buffer[];
   bytes: Buffer | undefined;
 }
 
@@ -82,26 +81,26 @@ interface Batch {
 const lastBatch: { json: Batch | undefined; protobuf: Batch | undefined } = { json: undefined, protobuf: undefined };
 
 function prefixOf(b: Batch, k: number): Batch {
-  return { events: b.events.slice(0, k), sizes: b.sizes.slice(0, k), chunks: b.chunks.slice(0, k), bytes: undefined };
+  return { events: b.events.slice(0, k), payloads: b.payloads.slice(0, k), bytes: undefined };
 }
 
-const CRLF = Buffer.from('\r\n');
-
-/** `payload` as one HTTP/1.1 chunk, exactly as Node's `res.write` frames it. */
-function chunkOf(payload: Buffer): Buffer {
-  const head = `${payload.length.toString(16)}\r\n`;
-  const out = Buffer.allocUnsafe(head.length + payload.length + 2);
-  out.write(head, 0, 'latin1');
-  payload.copy(out, head.length);
-  CRLF.copy(out, head.length + payload.length);
+/**
+ * `payloads` as one HTTP/1.1 chunk (`<hex size>\r\n<payloads>\r\n`, as Node's `res.write` frames
+ * one write). A watch stream's events are delimited by their own framing (a newline, or
+ * Protobuf's length prefix), never by chunks: clients read the body as one stream, so one chunk
+ * per run of events costs each client one body callback per write instead of one per event. kube
+ * does the same: its watch handler flushes only once no further event is waiting.
+ */
+function chunkOf(payloads: readonly Buffer[]): Buffer {
+  let size = 0;
+  for (const p of payloads) size += p.length;
+  const head = `${size.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(head.length + size + 2);
+  let at = out.write(head, 0, 'latin1');
+  for (const p of payloads) at += p.copy(out, at);
+  out[at] = 13;
+  out[at + 1] = 10;
   return out;
-}
-
-/** Where the event starts in a chunk made by chunkOf (after `<hex size>\r\n`). */
-function payloadStart(chunk: Buffer): number {
-  let i = 0;
-  while (chunk[i] !== 13) i++;
-  return i + 2;
 }
 
 /** Node's http internals this module writes around (see directSocket). */
@@ -157,46 +156,46 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   res.setHeader('Content-Type', format.table ? format.contentType : protobufStream ? `${format.contentType};stream=watch` : 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
-  /** The event as one HTTP/1.1 chunk (see chunkOf); shared by every watcher it is the same for. */
+  /** The event's bytes on the stream; shared by every watcher it is the same for. */
   const encodeEvent = (e: WatchEvent): Buffer => {
     if (e.type === 'ERROR') {
       const status = toStatusError(e.error, r.def).toStatus() as unknown as Record<string, unknown>;
-      return chunkOf(protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${stringifyJson({ type: 'ERROR', object: status })}\n`));
+      return protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${stringifyJson({ type: 'ERROR', object: status })}\n`);
     }
     if (partial) {
       // Each object as PartialObjectMetadata, encoded once per event for every such watcher.
-      let chunk = partial.cache.get(e);
-      if (!chunk) {
+      let payload = partial.cache.get(e);
+      if (!payload) {
         const object = asPartialObjectMetadata(e.object, partial.version) as unknown as Record<string, unknown>;
-        const payload = protobufStream ? encodeWatchEventFrame(e.type, object) : Buffer.from(`${stringifyJson({ type: e.type, object })}\n`);
-        partial.cache.set(e, (chunk = chunkOf(payload)));
+        payload = protobufStream ? encodeWatchEventFrame(e.type, object) : Buffer.from(`${stringifyJson({ type: e.type, object })}\n`);
+        partial.cache.set(e, payload);
       }
-      return chunk;
+      return payload;
     }
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
       let frame = encodedProtobuf.get(e);
-      if (!frame) encodedProtobuf.set(e, (frame = chunkOf(encodeWatchEventFrame(e.type, e.object as Record<string, unknown>))));
+      if (!frame) encodedProtobuf.set(e, (frame = encodeWatchEventFrame(e.type, e.object as Record<string, unknown>)));
       return frame;
     }
     if (format.table && e.type !== 'BOOKMARK') {
-      return chunkOf(Buffer.from(`${stringifyJson({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`));
+      return Buffer.from(`${stringifyJson({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`);
     }
     let line = encodedJson.get(e);
-    if (!line) encodedJson.set(e, (line = chunkOf(Buffer.from(`${stringifyJson({ type: e.type, object: e.object })}\n`))));
+    if (!line) encodedJson.set(e, (line = Buffer.from(`${stringifyJson({ type: e.type, object: e.object })}\n`)));
     return line;
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
   let socket: Socket | undefined;
   const slot = format.table || partial ? undefined : protobufStream ? 'protobuf' : 'json';
   /**
-   * Sends `first` and what else is ready as one buffer. Watches that flush the same run of events
-   * (every watch of a collection, woken by one flush window) send the same bytes: the first builds
+   * Sends `first` and what else is ready as one chunk. Watches that flush the same run of events
+   * (every watch of a collection, woken by one flush turn) send the same bytes: the first builds
    * them, the others find the run in `lastBatch` and write that buffer again.
    */
   const writeDirect = (to: Socket, first: WatchEvent): boolean => {
     const cand = slot ? lastBatch[slot] : undefined;
-    let own: Batch | undefined = cand ? undefined : { events: [], sizes: [], chunks: [], bytes: undefined };
+    let own: Batch | undefined = cand ? undefined : { events: [], payloads: [], bytes: undefined };
     let k = 0;
     let bytes = 0;
     let n = 0;
@@ -204,14 +203,13 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       if (!wanted(e)) continue;
       let size: number;
       if (!own && cand!.events[k] === e) {
-        size = cand!.sizes[k++]!;
+        size = cand!.payloads[k++]!.length;
       } else {
         own ??= prefixOf(cand!, k);
-        const chunk = encodeEvent(e);
-        size = chunk.length - payloadStart(chunk) - 2;
+        const payload = encodeEvent(e);
+        size = payload.length;
         own.events.push(e);
-        own.sizes.push(size);
-        own.chunks.push(chunk);
+        own.payloads.push(payload);
       }
       metrics?.sizes.observe(size);
       bytes += size;
@@ -221,29 +219,24 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     metrics?.events.inc(n);
     if (!own && k < cand!.events.length) own = prefixOf(cand!, k);
     if (!own) return to.write(cand!.bytes!);
-    own.bytes = own.chunks.length === 1 ? own.chunks[0]! : Buffer.concat(own.chunks);
+    own.bytes = chunkOf(own.payloads);
     if (slot) lastBatch[slot] = own;
     return to.write(own.bytes);
   };
-  /** The same through `res` (it frames each event as a chunk of its own). */
+  /** The same through `res` (one write: `res` frames it as one chunk, or as HTTP/2 data). */
   const writeThroughRes = (first: WatchEvent): boolean => {
-    res.cork();
-    let ok = true;
+    const payloads: Buffer[] = [];
     let bytes = 0;
-    let n = 0;
     for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
       if (!wanted(e)) continue;
-      const chunk = encodeEvent(e);
-      const start = payloadStart(chunk);
-      const size = chunk.length - start - 2;
-      metrics?.sizes.observe(size);
-      ok = res.write(chunk.subarray(start, chunk.length - 2));
-      bytes += size;
-      n++;
+      const payload = encodeEvent(e);
+      metrics?.sizes.observe(payload.length);
+      payloads.push(payload);
+      bytes += payload.length;
     }
-    res.uncork();
-    if (n > 0) metrics?.events.inc(n);
-    return ok;
+    if (payloads.length === 0) return true;
+    metrics?.events.inc(payloads.length);
+    return res.write(payloads.length === 1 ? payloads[0]! : Buffer.concat(payloads, bytes));
   };
   /**
    * Writes what is ready: `first` and what follows it (one socket write, see below). False when
@@ -253,10 +246,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   let blocked: NodeJS.EventEmitter | undefined;
   const send = (first: WatchEvent): boolean => {
     if (endAtFirstEvent && wanted(first)) {
-      if (first.type === 'ERROR') {
-        const chunk = encodeEvent(first);
-        res.write(chunk.subarray(payloadStart(chunk), chunk.length - 2));
-      }
+      if (first.type === 'ERROR') res.write(encodeEvent(first));
       return false;
     }
     // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
