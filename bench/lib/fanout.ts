@@ -4,7 +4,7 @@
  * finds the writes' names in a watch's JSON lines.
  */
 import { performance } from 'node:perf_hooks';
-import { Histogram, sleep, type LatencySummary } from './stats.js';
+import { Histogram, paced, sleep, type LatencySummary } from './stats.js';
 import type { KubeClient } from './http.js';
 
 /** Connections a side's write client may open (the bench's KubeClients: 64). */
@@ -18,6 +18,22 @@ const WARM_WRITES = 64;
  */
 export async function warmWrites(client: KubeClient, path: string, body: (name: string, i: number) => Buffer): Promise<void> {
   await Promise.all(Array.from({ length: WARM_WRITES }, (_, i) => client.json('POST', path, body(`warm-${i}`, i), 201)));
+}
+
+/**
+ * One second of writes at the measured rate (`live-<i>`, which no watch counts) once a side's
+ * watches are open, then a second for their delivery: the measured writes start on a running
+ * fan-out, on every side alike. Without it, whichever side runs first (plinth) also paid for the
+ * load generator's own warm-up: its reading of 1,000 fresh streams was slow for the first one or
+ * two seconds, sockets filled, and those seconds set the side's p99 (plinth's p99 per second was
+ * 130–265 ms there and 45–80 ms after; run after a floor, plinth's first seconds were like its
+ * others).
+ */
+export async function warmFanout(client: KubeClient, path: string, body: (name: string, i: number) => Buffer, ratePerSec: number): Promise<void> {
+  await paced(ratePerSec, ratePerSec, async (i) => {
+    await client.json('POST', path, body(`live-${i}`, i), 201);
+  });
+  await sleep(1000);
 }
 
 /** One side's run: N watches, N writes at a steady rate. */

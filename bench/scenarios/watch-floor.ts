@@ -17,7 +17,7 @@ import { CpuMeter, RssSampler } from '../lib/proc.js';
 import { paced, selfCpuUs, sleep } from '../lib/stats.js';
 import { etcdWatcherTotal } from '../lib/etcd.js';
 import { toBytes, type ObjectProfile } from '../lib/objects.js';
-import { Receipts, warmWrites, type FanoutRun } from '../lib/fanout.js';
+import { Receipts, warmFanout, warmWrites, type FanoutRun } from '../lib/fanout.js';
 
 /**
  * The floor's write bodies: plinth's stored `fan-<i>` objects of `namespace` (one list), as the
@@ -76,6 +76,8 @@ export async function floorFanout(ctx: BenchContext, o: FloorFanoutOptions): Pro
     const openMs = performance.now() - t0;
     await sleep(500);
     const added = (await etcdWatcherTotal(ctx.etcd.endpoint)) - baseline;
+    await warmFanout(floor.client, path, (name, i) => toBytes(o.profile.make(o.namespace, name, i)), o.ratePerSec);
+    rec.firstWatchBytes = 0;
     const sampler = new RssSampler(floor.pid);
     const meter = new CpuMeter({ floor: floor.pid, etcd: ctx.etcd.pid });
     sampler.start();

@@ -2,18 +2,18 @@
  * Scenario 6: watch fan-out. N concurrent watches on one plinth process (each its own HTTPS
  * connection), N writes at a steady rate through plinth; every event must reach every watch.
  * Latency runs from the write's acknowledgement to receipt (clamped at 0: an event may arrive
- * before its ack). The same against the fan-out floor (issue 28 §2, watch-floor.ts: one etcd
- * watch, the same frames written to the same N TLS watches, writes through its own POST), once
- * with plinth's etcd client (the reference of the p99 target) and once with etcd3; and with N
- * etcd3 watches on raw etcd and txn writes. etcd's own watcher count shows how many etcd watches
- * each side needed.
+ * before its ack). Each side's measured writes follow a second of unmeasured ones (warmFanout).
+ * The same against the fan-out floor (issue 28 §2, watch-floor.ts: one etcd watch, the same
+ * frames written to the same N TLS watches, writes through its own POST), once with plinth's
+ * etcd client (the reference of the p99 target) and once with etcd3; and with N etcd3 watches on
+ * raw etcd and txn writes. etcd's own watcher count shows how many etcd watches each side needed.
  */
 import { performance } from 'node:perf_hooks';
 import type { Watcher } from 'etcd3';
 import type { BenchContext } from '../lib/context.js';
 import { CpuMeter, RssSampler, procRssBytes } from '../lib/proc.js';
 import { paced, selfCpuUs, sleep } from '../lib/stats.js';
-import { Receipts, warmWrites, type FanoutRun } from '../lib/fanout.js';
+import { Receipts, warmFanout, warmWrites, type FanoutRun } from '../lib/fanout.js';
 import { floorFanout, plinthBodies } from './watch-floor.js';
 import { ensureNamespace } from '../lib/plinth.js';
 import { etcdWatcherTotal, rawClient } from '../lib/etcd.js';
@@ -51,6 +51,8 @@ export async function watchScenario(ctx: BenchContext, profile: ObjectProfile = 
   const plinthAdded = (await etcdWatcherTotal(ctx.etcd.endpoint)) - baseline;
   const rssWith = procRssBytes(ctx.plinth.pid);
   ctx.log(`  plinth: ${WATCHERS} watches open in ${plinthOpenMs.toFixed(0)} ms; etcd watchers added: ${plinthAdded}; RSS ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssWith / 2 ** 20).toFixed(0)} MiB`);
+  await warmFanout(client, path, (name, i) => toBytes(profile.make(ns, name, i)), RATE);
+  p.firstWatchBytes = 0;
   const sampler = new RssSampler(ctx.plinth.pid);
   const meter = new CpuMeter({ plinth: ctx.plinth.pid, etcd: ctx.etcd.pid });
   sampler.start();
