@@ -37,16 +37,35 @@ export class CacheWatcher {
   readonly #exact: boolean;
   readonly #predicate: Predicate | undefined;
   readonly bookmarks: boolean;
-  /** The newest resourceVersion this watcher has been sent (events or bookmarks). */
-  lastRv: number;
+  readonly limits: WatcherLimits;
+  #lastRv: number;
 
   constructor(opts: CacheWatcherOptions) {
     this.#key = opts.key;
     this.#exact = opts.exact;
     this.#predicate = opts.predicate;
     this.bookmarks = opts.bookmarks;
-    this.lastRv = opts.startRv;
+    this.limits = opts.limits;
+    this.#lastRv = opts.startRv;
     this.queue = new QueueWatcher(opts.limits, opts.onStop, opts.initial);
+  }
+
+  /** The newest resourceVersion this watcher has been sent (events, from a shared feed too, or bookmarks). */
+  get lastRv(): number {
+    const fed = this.queue.feedRev();
+    return fed > this.#lastRv ? fed : this.#lastRv;
+  }
+
+  set lastRv(rv: number) {
+    this.#lastRv = rv;
+  }
+
+  /**
+   * Where its events come from in a WatcherSet: `undefined` when it needs its own translation
+   * (a selector), else the key (`=` exact, `^` prefix) of the shared feed it may read.
+   */
+  get feedKey(): string | undefined {
+    return this.#predicate ? undefined : `${this.#exact ? '=' : '^'}${this.#key}`;
   }
 
   matchesKey(key: string): boolean {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WatchEvent } from './interface.js';
-import { QueueWatcher } from './watcher.js';
+import { QueueWatcher, SharedFeed } from './watcher.js';
 
 const ev = (name: string, size = 10): WatchEvent => ({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }, size });
 
@@ -57,4 +57,29 @@ test('QueueWatcher.notify: not armed while initial events are pending or next() 
   w.push(ev('x'));
   assert.equal(((await next) as { object: { metadata: { name: string } } }).object.metadata.name, 'x');
   assert.equal(w.notify(() => undefined), true);
+});
+
+test('SharedFeed: events every reader has read are dropped; a reader that stops reading pins them until it ends', () => {
+  const feed = new SharedFeed({ events: 5000, bytes: 1e9 });
+  const reader = new QueueWatcher(feed.limits, () => undefined);
+  reader.attach(feed);
+  for (let i = 0; i < 20_000; i++) {
+    feed.append(ev(`e${i}`), i + 1);
+    assert.equal((reader.poll() as { object: { metadata: { name: string } } }).object.metadata.name, `e${i}`);
+  }
+  assert.ok(feed.held <= 4096 + 64, `held ${feed.held}`);
+  const idle = new QueueWatcher(feed.limits, () => undefined);
+  idle.attach(feed);
+  for (let i = 0; i < 4000; i++) {
+    feed.append(ev(`f${i}`), 30_000 + i);
+    reader.poll();
+  }
+  assert.equal(idle.ended, false);
+  assert.ok(feed.held >= 4000, 'the idle reader\'s events are kept');
+  for (let i = 0; i < 2000; i++) {
+    feed.append(ev(`g${i}`), 40_000 + i);
+    reader.poll();
+  }
+  assert.equal(idle.ended, true, 'past 5,000 events behind (with at most 64 of slack)');
+  assert.ok(feed.held <= 4096 + 64, `held ${feed.held} once the idle reader is gone`);
 });
