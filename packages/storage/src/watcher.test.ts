@@ -83,3 +83,23 @@ test('SharedFeed: events every reader has read are dropped; a reader that stops 
   assert.equal(idle.ended, true, 'past 5,000 events behind (with at most 64 of slack)');
   assert.ok(feed.held <= 4096 + 64, `held ${feed.held} once the idle reader is gone`);
 });
+
+test('SharedFeed: watchers that waited on a quiet feed and went away are not kept', () => {
+  const feed = new SharedFeed({ events: 100, bytes: 1e6 });
+  const stay = new QueueWatcher(feed.limits, () => undefined);
+  stay.attach(feed);
+  let woken = 0;
+  assert.equal(stay.notify(() => woken++), true);
+  // A thousand watches come, wait and end (timeouts) while nothing changes.
+  for (let i = 0; i < 1000; i++) {
+    const w = new QueueWatcher(feed.limits, () => undefined);
+    w.attach(feed);
+    assert.equal(w.notify(() => undefined), true);
+    w.stop();
+  }
+  assert.ok(feed.armed <= 66, `armed ${feed.armed}`);
+  feed.append(ev('x'), 2);
+  assert.equal(woken, 1, 'the watcher that stayed is still woken by the next event');
+  assert.equal(stay.poll()?.type, 'ADDED');
+  assert.equal(feed.armed, 0);
+});

@@ -104,8 +104,20 @@ export class SharedFeed {
     this.#members.delete(m);
   }
 
+  /** Watchers waiting to be signalled (some may have stopped waiting since). */
+  get armed(): number {
+    return this.#armed.length;
+  }
+
   arm(queue: QueueWatcher): void {
     this.#armed.push(queue);
+    // A quiet feed is not emptied by appends: watchers that armed and went away (a watch ended
+    // by its timeout, re-armed after a bookmark) are dropped once they outnumber the members.
+    const armed = this.#armed;
+    if (armed.length > 64 && armed.length > 2 * this.#members.size) {
+      const seen = new Set<QueueWatcher>();
+      this.#armed = armed.filter((q) => q.waiting && !seen.has(q) && seen.add(q) !== undefined);
+    }
   }
 
   /** Appends a live event (of revision `rev`) for every member. */
@@ -187,6 +199,11 @@ export class QueueWatcher implements Watcher {
   feedRev(): number {
     const m = this.#member;
     return m && this.#feed!.end > m.joined ? this.#feed!.lastRev : 0;
+  }
+
+  /** Whether a consumer waits for this watcher's next event (notify armed, or next() pending). */
+  get waiting(): boolean {
+    return !this.#ended && (this.#notify !== undefined || this.#waiter !== undefined);
   }
 
   /** The feed has a new event: a waiting consumer gets it. */
