@@ -16,9 +16,10 @@ import { metricsOf } from '../metrics/index.js';
 
 /**
  * Encoded events, by event object: the watch cache hands the same event object to every watcher
- * it fits unchanged, so a fan-out to N watchers serializes it once, not N times. A run of events
- * written together goes out as one HTTP/1.1 chunk, built once for every watch that sends the same
- * run (see `lastBatch`).
+ * it fits unchanged, so a fan-out to N watchers serializes it once, not N times. What is kept is
+ * the event as an HTTP/1.1 chunk (`<hex size>\r\n<event>\r\n`, what `res.write` would frame it
+ * as), so every watcher sends the same bytes with no per-watcher framing, copy or allocation. A
+ * run of events written together goes out as one chunk (see `runChunk`).
  */
 const encodedJson = new WeakMap<WatchEvent, Buffer>();
 const encodedProtobuf = new WeakMap<WatchEvent, Buffer>();
@@ -70,10 +71,11 @@ function schedulePump(pump: () => void): void {
   });
 }
 
-/** A run of events one watch sent in one write: the events, their encodings, and the chunk sent. */
+/** A run of events one watch sent in one write: their chunks, event sizes, and the buffer sent. */
 interface Batch {
   readonly events: WatchEvent[];
-  readonly payloads: Buffer[];
+  readonly sizes: number[];
+  readonly chunks: Buffer[];
   bytes: Buffer | undefined;
 }
 
@@ -81,25 +83,44 @@ interface Batch {
 const lastBatch: { json: Batch | undefined; protobuf: Batch | undefined } = { json: undefined, protobuf: undefined };
 
 function prefixOf(b: Batch, k: number): Batch {
-  return { events: b.events.slice(0, k), payloads: b.payloads.slice(0, k), bytes: undefined };
+  return { events: b.events.slice(0, k), sizes: b.sizes.slice(0, k), chunks: b.chunks.slice(0, k), bytes: undefined };
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** `payload` as one HTTP/1.1 chunk, exactly as Node's `res.write` frames it. */
+function chunkOf(payload: Buffer): Buffer {
+  const head = `${payload.length.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(head.length + payload.length + 2);
+  out.write(head, 0, 'latin1');
+  payload.copy(out, head.length);
+  CRLF.copy(out, head.length + payload.length);
+  return out;
+}
+
+/** Where the event starts in a chunk made by chunkOf (after `<hex size>\r\n`). */
+function payloadStart(chunk: Buffer): number {
+  let i = 0;
+  while (chunk[i] !== 13) i++;
+  return i + 2;
 }
 
 /**
- * `payloads` as one HTTP/1.1 chunk (`<hex size>\r\n<payloads>\r\n`, as Node's `res.write` frames
- * one write). A watch stream's events are delimited by their own framing (a newline, or
- * Protobuf's length prefix), never by chunks: clients read the body as one stream, so one chunk
- * per run of events costs each client one body callback per write instead of one per event. kube
- * does the same: its watch handler flushes only once no further event is waiting.
+ * A run of events' chunks as one chunk. A watch stream's events are delimited by their own
+ * framing (a newline, or Protobuf's length prefix), never by chunks: clients read the body as one
+ * stream, so one chunk per run costs each client one body callback per write instead of one per
+ * event. kube does the same: its watch handler flushes only once no further event is waiting.
  */
-function chunkOf(payloads: readonly Buffer[]): Buffer {
+function runChunk(chunks: readonly Buffer[]): Buffer {
+  if (chunks.length === 1) return chunks[0]!;
+  const payloads = chunks.map((c) => c.subarray(payloadStart(c), c.length - 2));
   let size = 0;
   for (const p of payloads) size += p.length;
   const head = `${size.toString(16)}\r\n`;
   const out = Buffer.allocUnsafe(head.length + size + 2);
   let at = out.write(head, 0, 'latin1');
   for (const p of payloads) at += p.copy(out, at);
-  out[at] = 13;
-  out[at + 1] = 10;
+  CRLF.copy(out, at);
   return out;
 }
 
@@ -156,33 +177,33 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   res.setHeader('Content-Type', format.table ? format.contentType : protobufStream ? `${format.contentType};stream=watch` : 'application/json');
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
-  /** The event's bytes on the stream; shared by every watcher it is the same for. */
+  /** The event as one HTTP/1.1 chunk (see chunkOf); shared by every watcher it is the same for. */
   const encodeEvent = (e: WatchEvent): Buffer => {
     if (e.type === 'ERROR') {
       const status = toStatusError(e.error, r.def).toStatus() as unknown as Record<string, unknown>;
-      return protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${stringifyJson({ type: 'ERROR', object: status })}\n`);
+      return chunkOf(protobufStream ? encodeWatchEventFrame('ERROR', status) : Buffer.from(`${stringifyJson({ type: 'ERROR', object: status })}\n`));
     }
     if (partial) {
       // Each object as PartialObjectMetadata, encoded once per event for every such watcher.
-      let payload = partial.cache.get(e);
-      if (!payload) {
+      let chunk = partial.cache.get(e);
+      if (!chunk) {
         const object = asPartialObjectMetadata(e.object, partial.version) as unknown as Record<string, unknown>;
-        payload = protobufStream ? encodeWatchEventFrame(e.type, object) : Buffer.from(`${stringifyJson({ type: e.type, object })}\n`);
-        partial.cache.set(e, payload);
+        const payload = protobufStream ? encodeWatchEventFrame(e.type, object) : Buffer.from(`${stringifyJson({ type: e.type, object })}\n`);
+        partial.cache.set(e, (chunk = chunkOf(payload)));
       }
-      return payload;
+      return chunk;
     }
     if (protobufStream) {
       // Protobuf watches are length-prefixed WatchEvent frames (see protobuf/codec.ts).
       let frame = encodedProtobuf.get(e);
-      if (!frame) encodedProtobuf.set(e, (frame = encodeWatchEventFrame(e.type, e.object as Record<string, unknown>)));
+      if (!frame) encodedProtobuf.set(e, (frame = chunkOf(encodeWatchEventFrame(e.type, e.object as Record<string, unknown>))));
       return frame;
     }
     if (format.table && e.type !== 'BOOKMARK') {
-      return Buffer.from(`${stringifyJson({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`);
+      return chunkOf(Buffer.from(`${stringifyJson({ type: e.type, object: tableOfObject(r.def, e.object, include, format.table) })}\n`));
     }
     let line = encodedJson.get(e);
-    if (!line) encodedJson.set(e, (line = Buffer.from(`${stringifyJson({ type: e.type, object: e.object })}\n`)));
+    if (!line) encodedJson.set(e, (line = chunkOf(Buffer.from(`${stringifyJson({ type: e.type, object: e.object })}\n`))));
     return line;
   };
   const wanted = (e: WatchEvent): boolean => e.type !== 'BOOKMARK' || opts.allowWatchBookmarks;
@@ -195,7 +216,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
    */
   const writeDirect = (to: Socket, first: WatchEvent): boolean => {
     const cand = slot ? lastBatch[slot] : undefined;
-    let own: Batch | undefined = cand ? undefined : { events: [], payloads: [], bytes: undefined };
+    let own: Batch | undefined = cand ? undefined : { events: [], sizes: [], chunks: [], bytes: undefined };
     let k = 0;
     let bytes = 0;
     let n = 0;
@@ -203,13 +224,14 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
       if (!wanted(e)) continue;
       let size: number;
       if (!own && cand!.events[k] === e) {
-        size = cand!.payloads[k++]!.length;
+        size = cand!.sizes[k++]!;
       } else {
         own ??= prefixOf(cand!, k);
-        const payload = encodeEvent(e);
-        size = payload.length;
+        const chunk = encodeEvent(e);
+        size = chunk.length - payloadStart(chunk) - 2;
         own.events.push(e);
-        own.payloads.push(payload);
+        own.sizes.push(size);
+        own.chunks.push(chunk);
       }
       metrics?.sizes.observe(size);
       bytes += size;
@@ -219,7 +241,7 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     metrics?.events.inc(n);
     if (!own && k < cand!.events.length) own = prefixOf(cand!, k);
     if (!own) return to.write(cand!.bytes!);
-    own.bytes = chunkOf(own.payloads);
+    own.bytes = runChunk(own.chunks);
     if (slot) lastBatch[slot] = own;
     return to.write(own.bytes);
   };
@@ -229,7 +251,8 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
     let bytes = 0;
     for (let e: WatchEvent | undefined = first; e; e = bytes < WRITE_BATCH_BYTES ? watcher.poll() : undefined) {
       if (!wanted(e)) continue;
-      const payload = encodeEvent(e);
+      const chunk = encodeEvent(e);
+      const payload = chunk.subarray(payloadStart(chunk), chunk.length - 2);
       metrics?.sizes.observe(payload.length);
       payloads.push(payload);
       bytes += payload.length;
@@ -246,7 +269,10 @@ export async function serveWatch(r: ResourceRequest, opts: ParsedListOptions, fo
   let blocked: NodeJS.EventEmitter | undefined;
   const send = (first: WatchEvent): boolean => {
     if (endAtFirstEvent && wanted(first)) {
-      if (first.type === 'ERROR') res.write(encodeEvent(first));
+      if (first.type === 'ERROR') {
+        const chunk = encodeEvent(first);
+        res.write(chunk.subarray(payloadStart(chunk), chunk.length - 2));
+      }
       return false;
     }
     // What is ready now goes out in one socket write (one TLS record run, one syscall), up to a
